@@ -1,0 +1,27 @@
+// API keys: `svc_sk_` + 32 base62 characters (about 190 bits). Only the SHA-256 of the whole
+// key is stored; with that much entropy a fast hash is enough and lookups stay one index probe.
+import { createHash, randomInt } from 'node:crypto';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export const KEY_PATTERN = /^svc_sk_[A-Za-z0-9]{32}$/;
+
+export function generateKey(): string {
+  let body = '';
+  for (let i = 0; i < 32; i++) body += ALPHABET[randomInt(ALPHABET.length)];
+  return `svc_sk_${body}`;
+}
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+/**
+ * The key from an Authorization header, or undefined. Only `Bearer` (any case) with a
+ * well-formed key counts; nothing else authenticates.
+ */
+export function bearerKey(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^bearer[ ]+(\S+)[ ]*$/i.exec(header);
+  if (!m || !KEY_PATTERN.test(m[1]!)) return undefined;
+  return m[1];
+}

@@ -1,0 +1,180 @@
+// `npx svc …`: the operator CLI (operator-cli.md). Bad input exits non-zero with one line on
+// stderr; results are JSON on stdout.
+import { readFile } from 'node:fs/promises';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../config.ts';
+import { openDatabase, type Database } from '../db/connect.ts';
+import { migrate } from '../db/migrate.ts';
+import { operations } from '../registry/index.ts';
+import { openApiDocument } from '../registry/openapi.ts';
+import { serve } from '../server.ts';
+import { startWorker } from '../worker.ts';
+import {
+  AdminError, FixtureError, adminApply, readOutbox, revokeKey, setRoleAccess, updateOrg, updateUser,
+} from '../admin/commands.ts';
+import { describeSeed, seedDemo } from '../seed/demo.ts';
+
+class UsageError extends Error {}
+
+const USAGE = `usage: svc <command>
+  serve [--port N] [--no-worker]     run the API and the workers
+  worker                             run the background workers alone
+  migrate                            bring the database schema up to date
+  openapi                            print the OpenAPI document
+  admin apply FILE|-                 create a tenant from a fixture
+  admin key revoke --id KEY_ID
+  admin user update --id USER_ID [--role R] [--active true|false] [--agent-access on|off] [--sms on|off] [--powers a,b] [--locations id,id]
+  admin role-access --org ORG_ID --role R --agent-access on|off
+  admin org update --id ORG_ID [--mcp on|off] [--tag-limit N]
+  admin outbox --org ORG_ID [--since ISO]
+  seed demo                          create the demo organization and print its keys`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+function args<O extends Options>(argv: string[], options: O = {} as O, positionals = false) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: positionals, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0]);
+  }
+}
+
+async function withOwner<T>(fn: (pool: pg.Pool, db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase(loadConfig());
+  const pool = new pg.Pool({ connectionString: db.ownerUrl, max: 2 });
+  try {
+    await migrate(db.ownerUrl, db.loginPassword);
+    return await fn(pool, db);
+  } finally {
+    await pool.end();
+    await db.stop();
+  }
+}
+
+const print = (value: unknown): void => { process.stdout.write(`${JSON.stringify(value, null, 2)}\n`); };
+
+async function readJson(file: string | undefined): Promise<unknown> {
+  if (!file) throw new UsageError('admin apply needs a FILE (or - for stdin)');
+  let text: string;
+  if (file === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    text = Buffer.concat(chunks).toString('utf8');
+  } else {
+    text = await readFile(file, 'utf8').catch(() => { throw new UsageError(`cannot read ${file}`); });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${file === '-' ? 'stdin' : file} is not valid JSON`);
+  }
+}
+
+function untilSignal(stop: () => Promise<void>): void {
+  const onSignal = () => {
+    stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+async function admin(argv: string[]): Promise<void> {
+  const [group, sub, ...rest] = argv;
+  switch (`${group} ${group === 'apply' || group === 'role-access' || group === 'outbox' ? '' : sub}`.trim()) {
+    case 'apply': {
+      const { positionals } = args(argv.slice(1), {}, true);
+      const json = await readJson(positionals[0]);
+      return withOwner(async (pool) => print(await adminApply(pool, json)));
+    }
+    case 'key revoke': {
+      const { values } = args(rest, { id: { type: 'string' } });
+      return withOwner(async (pool) => print(await revokeKey(pool, values.id)));
+    }
+    case 'user update': {
+      const { values } = args(rest, {
+        id: { type: 'string' }, role: { type: 'string' }, active: { type: 'string' }, 'agent-access': { type: 'string' },
+        sms: { type: 'string' }, powers: { type: 'string' }, locations: { type: 'string' },
+      });
+      return withOwner(async (pool) => print(await updateUser(pool, {
+        id: values.id, role: values.role, active: values.active, agentAccess: values['agent-access'],
+        sms: values.sms, powers: values.powers, locations: values.locations,
+      })));
+    }
+    case 'role-access': {
+      const { values } = args(argv.slice(1), { org: { type: 'string' }, role: { type: 'string' }, 'agent-access': { type: 'string' } });
+      return withOwner(async (pool) => print(await setRoleAccess(pool, values.org, values.role, values['agent-access'])));
+    }
+    case 'org update': {
+      const { values } = args(rest, { id: { type: 'string' }, mcp: { type: 'string' }, 'tag-limit': { type: 'string' } });
+      return withOwner(async (pool) => print(await updateOrg(pool, values.id, values.mcp, values['tag-limit'])));
+    }
+    case 'outbox': {
+      const { values } = args(argv.slice(1), { org: { type: 'string' }, since: { type: 'string' } });
+      return withOwner(async (pool) => {
+        for (const row of await readOutbox(pool, values.org, values.since)) process.stdout.write(`${JSON.stringify(row)}\n`);
+      });
+    }
+    default:
+      throw new UsageError(`unknown admin command: ${argv.join(' ') || '(none)'}`);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve': {
+      const { values } = args(rest, { port: { type: 'string' }, 'no-worker': { type: 'boolean' } });
+      const port = values.port === undefined ? undefined : Number(values.port);
+      if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError('--port must be a port number');
+      const running = await serve({ port, worker: !values['no-worker'] });
+      untilSignal(running.stop);
+      return;
+    }
+    case 'worker': {
+      args(rest);
+      const db = await openDatabase(loadConfig());
+      await migrate(db.ownerUrl, db.loginPassword);
+      const runner = await startWorker(db.ownerUrl);
+      untilSignal(async () => { await runner.stop(); await db.stop(); });
+      return;
+    }
+    case 'migrate': {
+      args(rest);
+      const db = await openDatabase(loadConfig());
+      try {
+        await migrate(db.ownerUrl, db.loginPassword);
+      } finally {
+        await db.stop();
+      }
+      process.stdout.write('migrations applied\n');
+      return;
+    }
+    case 'openapi': {
+      args(rest);
+      print(openApiDocument(operations, loadConfig().baseUrl));
+      return;
+    }
+    case 'admin':
+      return admin(rest);
+    case 'seed': {
+      if (rest[0] !== 'demo' || rest.length > 1) throw new UsageError('usage: svc seed demo');
+      return withOwner(async (pool) => {
+        process.stdout.write(`${describeSeed(await seedDemo(pool), loadConfig().baseUrl)}\n`);
+      });
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  const known = e instanceof UsageError || e instanceof AdminError || e instanceof FixtureError;
+  const message = known ? (e as Error).message : `error: ${(e as Error)?.message ?? String(e)}`;
+  process.stderr.write(`svc: ${message.split('\n')[0]}\n`);
+  process.exit(known ? 2 : 1);
+});

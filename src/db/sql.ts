@@ -1,0 +1,83 @@
+// A tagged template for SQL. Interpolated values never become SQL text by concatenation:
+// they are either sent as bind parameters ($1, $2, …) or, for the one-round-trip request
+// path, rendered through the driver's literal escaping (see inline()). Casts belong in the
+// SQL text (`${id}::uuid`), so both forms mean the same thing.
+import { escapeLiteral } from 'pg';
+
+const SQL = Symbol('sql');
+export interface Sql {
+  readonly [SQL]: true;
+  readonly strings: readonly string[];
+  readonly values: readonly unknown[];
+}
+
+export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
+  // Nested fragments are flattened so their values keep their own positions.
+  const outStrings: string[] = [strings[0]!];
+  const outValues: unknown[] = [];
+  values.forEach((value, i) => {
+    if (isSql(value)) {
+      outStrings[outStrings.length - 1] += value.strings[0]!;
+      for (let j = 0; j < value.values.length; j++) {
+        outValues.push(value.values[j]);
+        outStrings.push(value.strings[j + 1]!);
+      }
+      outStrings[outStrings.length - 1] += strings[i + 1]!;
+    } else {
+      outValues.push(value);
+      outStrings.push(strings[i + 1]!);
+    }
+  });
+  return { [SQL]: true, strings: outStrings, values: outValues };
+}
+
+export function isSql(value: unknown): value is Sql {
+  return typeof value === 'object' && value !== null && SQL in value;
+}
+
+/** Joins fragments with a separator (itself SQL text, never input). */
+export function join(fragments: readonly Sql[], separator: string): Sql {
+  if (fragments.length === 0) return sql``;
+  const parts: unknown[] = [];
+  const strings: string[] = [''];
+  fragments.forEach((f, i) => {
+    parts.push(f);
+    strings.push(i === fragments.length - 1 ? '' : separator);
+  });
+  return sql(Object.assign(strings, { raw: strings }) as unknown as TemplateStringsArray, ...parts);
+}
+
+/** The parameterized form, for the driver's extended protocol. */
+export function toQuery(q: Sql): { text: string; values: unknown[] } {
+  let text = q.strings[0]!;
+  for (let i = 0; i < q.values.length; i++) text += `$${i + 1}${q.strings[i + 1]}`;
+  return { text, values: q.values.map(toParam) };
+}
+
+/** The inline form: every value rendered as an escaped literal. */
+export function inline(q: Sql): string {
+  let text = q.strings[0]!;
+  for (let i = 0; i < q.values.length; i++) text += literal(q.values[i]) + q.strings[i + 1];
+  return text;
+}
+
+function toParam(value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
+    return JSON.stringify(value);
+  }
+  return value;
+}
+
+export function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError('non-finite number in SQL');
+    return `(${String(value)})`;
+  }
+  if (typeof value === 'bigint') return `(${value.toString()})`;
+  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'`;
+  if (value instanceof Date) return escapeLiteral(value.toISOString());
+  if (typeof value === 'string') return escapeLiteral(value);
+  return escapeLiteral(JSON.stringify(value));
+}

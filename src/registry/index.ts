@@ -1,0 +1,6 @@
+// Every live operation. An operation absent here is absent from the OpenAPI document and
+// answers 404: absent from the document means not live.
+import type { AnyOperation } from './operation.ts';
+import { meGet } from '../me/operations.ts';
+
+export const operations: readonly AnyOperation[] = [meGet];

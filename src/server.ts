@@ -1,0 +1,61 @@
+// `svc serve`: migrate, seed an empty database with the demo organization, serve the API and
+// run the workers, and shut down cleanly on SIGTERM/SIGINT.
+import type { Server } from 'node:http';
+import pg from 'pg';
+import type { Runner } from 'graphile-worker';
+import { loadConfig, type Config } from './config.ts';
+import { openDatabase, type Database } from './db/connect.ts';
+import { migrate } from './db/migrate.ts';
+import { createApp } from './http/app.ts';
+import { log } from './log.ts';
+import { operations } from './registry/index.ts';
+import { describeSeed, seedIfEmpty } from './seed/demo.ts';
+import { startWorker } from './worker.ts';
+
+export interface Running {
+  server: Server;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export function requestPool(db: Database): pg.Pool {
+  return new pg.Pool({ connectionString: db.loginUrl, max: 20, idleTimeoutMillis: 30_000 });
+}
+
+export async function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+  });
+}
+
+export async function serve(opts: { port?: number; worker: boolean; config?: Config }): Promise<Running> {
+  const config = opts.config ?? loadConfig();
+  const db = await openDatabase(config);
+  await migrate(db.ownerUrl, db.loginPassword);
+
+  const owner = new pg.Pool({ connectionString: db.ownerUrl, max: 2 });
+  const seeded = await seedIfEmpty(owner);
+  await owner.end();
+  if (seeded) process.stdout.write(`${describeSeed(seeded, config.baseUrl)}\n`);
+
+  const pool = requestPool(db);
+  await pool.query('select 1').catch((e: Error) => {
+    throw new Error(`cannot connect as svc_login (${e.message}); set SVC_LOGIN_PASSWORD or allow trust auth for svc_login`);
+  });
+  const app = createApp({ pool, config, operations });
+  const server = await listen(app, opts.port ?? config.port, config.host);
+  const address = server.address();
+  const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : config.baseUrl;
+  let runner: Runner | undefined;
+  if (opts.worker) runner = await startWorker(db.ownerUrl);
+  log.info({ url, worker: opts.worker }, 'serving');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= (async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await runner?.stop();
+    await pool.end();
+    await db.stop();
+  })());
+  return { server, url, stop };
+}
