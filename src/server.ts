@@ -52,7 +52,10 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= (async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
     await runner?.stop();
     await pool.end();
     await db.stop();

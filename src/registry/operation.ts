@@ -48,7 +48,7 @@ export interface Operation<
   memberAccess: MemberAccess;
   managerPower: Extract<Power, 'contacts' | 'sequences'> | null;
   confirm: boolean;
-  changes: Changes[];
+  changes: readonly Changes[];
   idempotent: boolean;
   successStatus?: number;
   params?: P;

@@ -1,0 +1,102 @@
+// The error envelope (spec: Errors) for every failure, and no 5xx from malformed requests.
+import test from 'ava';
+import { startApp, type TestApp } from './helpers/app.ts';
+import { acmeFixture } from './helpers/fixtures.ts';
+import { probeOperations } from './helpers/probes.ts';
+import type { Applied } from '../src/admin/fixture.ts';
+
+let app: TestApp;
+let acme: Applied;
+test.before(async () => {
+  app = await startApp({ operations: probeOperations });
+  acme = await app.apply(acmeFixture());
+});
+test.after.always(async () => { await app?.close(); });
+
+function isEnvelope(t: import('ava').ExecutionContext, body: any, status: number, error: string, path: string) {
+  t.is(body.statusCode, status);
+  t.is(body.error, error);
+  t.is(body.path, path);
+  t.true(typeof body.timestamp === 'string' && !Number.isNaN(Date.parse(body.timestamp)));
+  t.is(typeof body.message, 'string');
+}
+
+test('malformed JSON is a 400 envelope', async (t) => {
+  const res = await app.request('POST', '/api/v1/probe/write', { key: acme.keys.org, rawBody: '{"name": ' });
+  t.is(res.status, 400);
+  isEnvelope(t, res.body, 400, 'bad_request', '/api/v1/probe/write');
+  t.regex(res.body.message, /JSON/);
+});
+
+test('a missing body, a wrong type and an unknown field are 400 naming the problem', async (t) => {
+  const empty = await app.request('POST', '/api/v1/probe/write', { key: acme.keys.org });
+  t.is(empty.status, 400);
+  const wrong = await app.request('POST', '/api/v1/probe/write', { key: acme.keys.org, body: { name: 5 } });
+  t.is(wrong.status, 400);
+  t.regex(wrong.body.message, /body\.name/);
+  const extra = await app.request('POST', '/api/v1/probe/write', { key: acme.keys.org, body: { name: 'x', surprise: 1 } });
+  t.is(extra.status, 400);
+  const array = await app.request('POST', '/api/v1/probe/write', { key: acme.keys.org, body: [1, 2] });
+  t.is(array.status, 400);
+});
+
+test('a value the database refuses is a 400, not a 500', async (t) => {
+  const res = await app.request('POST', '/api/v1/probe/write', { key: acme.keys.org, body: { name: 'nul\u0000byte' } });
+  t.is(res.status, 400);
+  isEnvelope(t, res.body, 400, 'bad_request', '/api/v1/probe/write');
+});
+
+test('SQL-looking input is data, never SQL', async (t) => {
+  const name = `x'); drop table app_public.contacts; --\\'`;
+  const res = await app.request('POST', '/api/v1/probe/write', { key: acme.keys.org, body: { name } });
+  t.is(res.status, 200);
+  t.is(res.body.name, name);
+  const { rows } = await app.db.owner.query(`select count(*)::int as n from app_public.contacts`);
+  t.is(rows[0].n, 3);
+});
+
+test('a non-uuid path id is 400', async (t) => {
+  const res = await app.request('GET', '/api/v1/probe/contacts/123', { key: acme.keys.org });
+  isEnvelope(t, res.body, 400, 'bad_request', '/api/v1/probe/contacts/123');
+  t.regex(res.body.message, /path\.contactId/);
+});
+
+test('an invalid query is 400; a valid one is coerced', async (t) => {
+  t.is((await app.request('GET', '/api/v1/probe/open?page=abc', { key: acme.keys.org })).status, 400);
+  t.is((await app.request('GET', '/api/v1/probe/open?page=0', { key: acme.keys.org })).status, 400);
+  t.is((await app.request('GET', '/api/v1/probe/open?page=1&page=2', { key: acme.keys.org })).status, 400);
+  const ok = await app.request('GET', '/api/v1/probe/open?page=3', { key: acme.keys.org });
+  t.deepEqual(ok.body, { page: 3 });
+});
+
+test('unknown routes and methods are 404 envelopes', async (t) => {
+  for (const [method, path] of [['GET', '/api/v1/nothing'], ['DELETE', '/api/v1/me'], ['GET', '/api/v1/contacts'], ['POST', '/'], ['GET', '/api/v2/me']] as const) {
+    const res = await app.request(method, path, { key: acme.keys.org });
+    t.is(res.status, 404, `${method} ${path}`);
+    isEnvelope(t, res.body, 404, 'not_found', path);
+  }
+});
+
+test('an unexpected failure is a 500 envelope with nothing internal in it', async (t) => {
+  const res = await app.request('GET', '/api/v1/probe/throw', { key: acme.keys.org });
+  t.is(res.status, 500);
+  isEnvelope(t, res.body, 500, 'internal_error', '/api/v1/probe/throw');
+  t.notRegex(JSON.stringify(res.body), /secret|\/srv|app\.ts|stack/);
+});
+
+test('an oversized body is a 413 envelope', async (t) => {
+  const res = await app.request('POST', '/api/v1/probe/write', { key: acme.keys.org, rawBody: JSON.stringify({ name: 'x'.repeat(1_100_000) }) });
+  t.is(res.status, 413);
+  t.is(res.body.error, 'payload_too_large');
+});
+
+test('every answer carries a request id', async (t) => {
+  const res = await app.request('GET', '/api/v1/me', { key: acme.keys.org, headers: { 'x-request-id': 'abc-123' } });
+  t.is(res.headers.get('x-request-id'), 'abc-123');
+  t.truthy((await app.request('GET', '/api/v1/me')).headers.get('x-request-id'));
+});
+
+test('health and readiness', async (t) => {
+  t.deepEqual((await app.request('GET', '/healthz')).body, { status: 'ok' });
+  t.deepEqual((await app.request('GET', '/readyz')).body, { status: 'ready' });
+});

@@ -1,0 +1,59 @@
+// The service on a random port over a fresh database, plus small HTTP helpers.
+import type { Server } from 'node:http';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { adminApply } from '../../src/admin/commands.ts';
+import type { Applied } from '../../src/admin/fixture.ts';
+import { createApp } from '../../src/http/app.ts';
+import { operations as liveOperations } from '../../src/registry/index.ts';
+import type { AnyOperation } from '../../src/registry/operation.ts';
+import { listen } from '../../src/server.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+
+export interface TestApp {
+  url: string;
+  db: TestDatabase;
+  pool: pg.Pool;
+  config: Config;
+  apply(fixture: unknown): Promise<Applied>;
+  request(method: string, path: string, opts?: { key?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startApp(opts: { operations?: readonly AnyOperation[]; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = loadConfig({ ...process.env, ...opts.env });
+  const pool = new pg.Pool({ connectionString: db.loginUrl, max: 8 });
+  const app = createApp({ pool, config, operations: opts.operations ?? liveOperations });
+  const server: Server = await listen(app, 0, '127.0.0.1');
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    url,
+    db,
+    pool,
+    config,
+    apply: (fixture) => adminApply(db.owner, fixture),
+    async request(method, path, { key, headers = {}, body, rawBody } = {}) {
+      const res = await fetch(url + path, {
+        method,
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(body !== undefined || rawBody !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.end();
+      await db.drop();
+    },
+  };
+}

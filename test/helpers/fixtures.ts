@@ -1,0 +1,47 @@
+// A tenant with every kind of credential, shaped like operator-cli.md's example.
+export function acmeFixture(name = 'Acme Dental') {
+  return {
+    organization: { name, mcp_enabled: true, tag_limit: 100, sending_email_domain: 'acme.example', default_sms_number: '+15550000000' },
+    locations: [
+      { ref: 'north', name: 'North', timezone: 'America/New_York', staffed: true, sms_number: '+15550000001',
+        hours: [{ day: 'mon', open: '09:00', close: '17:00' }] },
+      { ref: 'south', name: 'South', timezone: 'America/Chicago' },
+    ],
+    users: [
+      { ref: 'owner', name: 'Olive Owner', email: 'olive@acme.example', role: 'owner' },
+      { ref: 'admin', name: 'Adam Admin', email: 'adam@acme.example', role: 'admin' },
+      { ref: 'mgr', name: 'Max Manager', email: 'max@acme.example', role: 'manager',
+        location_refs: ['north'], powers: ['contacts', 'sequences', 'appointments', 'staff'] },
+      { ref: 'weak_mgr', name: 'Wes Manager', email: 'wes@acme.example', role: 'manager', location_refs: ['south'], powers: [] },
+      { ref: 'staff', name: 'Sam Staff', email: 'sam@acme.example', role: 'member',
+        location_refs: ['north'], sms_enabled: true, records_level: 'all', staff_profile: true, agent_access: true },
+      { ref: 'quiet', name: 'Quinn Quiet', email: 'quinn@acme.example', role: 'member', location_refs: ['south'], sms_enabled: false },
+    ],
+    api_keys: [
+      { ref: 'org', kind: 'organization', created_by_ref: 'owner' },
+      { ref: 'admin_org', kind: 'organization', created_by_ref: 'admin' },
+      { ref: 'org_reader', kind: 'organization', created_by_ref: 'owner', scopes: ['contacts:read'] },
+      { ref: 'north_mgr', kind: 'organization', created_by_ref: 'owner', role: 'MANAGER', location_refs: ['north'], powers: ['contacts'] },
+      { ref: 'mgr_key', kind: 'organization', created_by_ref: 'owner', role: 'MANAGER' },
+      { ref: 'member_key', kind: 'organization', created_by_ref: 'owner', role: 'MEMBER' },
+      { ref: 'north_member', kind: 'organization', created_by_ref: 'owner', role: 'MEMBER', location_refs: ['north'] },
+      { ref: 'staff_mgr_key', kind: 'organization', created_by_ref: 'mgr', role: 'MANAGER', location_refs: ['north'], powers: ['contacts'] },
+      { ref: 'owner_personal', kind: 'personal', user_ref: 'owner' },
+      { ref: 'admin_personal', kind: 'personal', user_ref: 'admin' },
+      { ref: 'mgr_personal', kind: 'personal', user_ref: 'mgr' },
+      { ref: 'weak_mgr_personal', kind: 'personal', user_ref: 'weak_mgr' },
+      { ref: 'sam_personal', kind: 'personal', user_ref: 'staff' },
+      { ref: 'quiet_personal', kind: 'personal', user_ref: 'quiet' },
+    ],
+    stages: [{ ref: 'lead', name: 'Lead' }, { ref: 'won', name: 'Won' }],
+    custom_fields: [{ key: 'plan', label: 'Plan', type: 'text', enabled: true }],
+    contacts: [
+      { ref: 'ann', name: 'Ann Lee', email: 'ann@example.com', phone: '+15551230001', location_refs: ['north'], stage_ref: 'lead',
+        tags: ['vip'], custom_fields: { plan: 'gold' }, sms_consent: true, total_calls: 2,
+        notes: [{ body: 'Prefers mornings', source: 'user' },
+                { body: 'Dashboard note', source: 'location_private', location_ref: 'north' }] },
+      { ref: 'bob', name: 'Bob South', email: 'bob@example.com', phone: '+15551230002', location_refs: ['south'] },
+      { ref: 'cy', name: 'Cy Nowhere', email: 'cy@example.com' },
+    ],
+  };
+}

@@ -1,0 +1,53 @@
+// `npm test`: finds PostgreSQL (DATABASE_URL, else an embedded server under .data/test),
+// migrates one template database, then runs ava; each test file clones the template.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/connect.ts';
+import { migrate } from '../src/db/migrate.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const config = loadConfig({
+  ...process.env,
+  SVC_DATA_DIR: process.env.SVC_DATA_DIR || `${root}/.data/test`,
+  SVC_EMBEDDED_PORT: process.env.SVC_EMBEDDED_PORT || '54330',
+});
+const db = await openDatabase(config);
+
+// The template's name carries a hash of the migrations, so a changed schema gets a new one.
+const folder = `${root}/migrations/committed`;
+const hash = createHash('sha256');
+for (const f of readdirSync(folder).sort()) hash.update(readFileSync(`${folder}/${f}`));
+const template = `svc_test_tpl_${hash.digest('hex').slice(0, 12)}`;
+
+const adminUrl = new URL(db.ownerUrl);
+const admin = new pg.Client({ connectionString: db.ownerUrl });
+await admin.connect();
+const { rows: stale } = await admin.query(
+  `select datname from pg_database where datname like 'svc\\_t\\_%' or (datname like 'svc\\_test\\_tpl\\_%' and datname <> $1)`, [template]);
+for (const { datname } of stale) await admin.query(`drop database if exists ${pg.escapeIdentifier(datname)} with (force)`);
+const { rowCount } = await admin.query(`select 1 from pg_database where datname = $1`, [template]);
+if (!rowCount) {
+  await admin.query(`create database ${pg.escapeIdentifier(template)}`);
+  adminUrl.pathname = `/${template}`;
+  await migrate(adminUrl.toString(), db.loginPassword);
+  await admin.query(`alter database ${pg.escapeIdentifier(template)} with is_template true allow_connections false`);
+}
+await admin.end();
+
+const ava = spawn(process.execPath, [`${root}/node_modules/ava/entrypoints/cli.mjs`, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    NODE_ENV: 'test',
+    SVC_TEST_OWNER_URL: db.ownerUrl,
+    SVC_TEST_TEMPLATE: template,
+    ...(db.loginPassword ? { SVC_LOGIN_PASSWORD: db.loginPassword } : {}),
+  },
+});
+const code: number = await new Promise((resolve) => ava.on('exit', (c) => resolve(c ?? 1)));
+await db.stop();
+process.exit(code);
