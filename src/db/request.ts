@@ -1,12 +1,12 @@
 // How every API request touches the database: as svc_request, with the credential's claims,
 // inside one transaction. The credential is resolved and authorized by one security-definer
-// call (app_hidden.authenticate) in the same round trip as a single-statement operation:
-//   set local role svc_request; select app_hidden.authenticate(...); <statement>
-// sent as one simple-protocol query, which PostgreSQL runs as one implicit transaction, so
+// call (app_hidden.authenticate) in the same round trip as a single-statement operation,
+// sent as one simple-protocol message, which PostgreSQL runs as one implicit transaction, so
 // role and claims end with it. Values are inlined only through the driver's literal escaping
 // (db/sql.ts) and are either server-produced (the key hash) or validated by zod.
 import type pg from 'pg';
-import { inline, sql, toQuery, type Sql } from './sql.ts';
+import { createHash } from 'node:crypto';
+import { literal, toQuery, type Sql } from './sql.ts';
 
 export interface Requirement {
   scope: string | null;
@@ -33,10 +33,41 @@ export interface Tx {
   query<T = Record<string, unknown>>(q: Sql): Promise<T[]>;
 }
 
-function prelude(keyHash: Buffer, req: Requirement): string {
-  return inline(sql`set local role svc_request;
-select app_hidden.authenticate(${keyHash}::bytea, ${req.scope}::text, ${req.memberAccess}::text, ${req.managerPower}::text) as claims`);
+// Statements are prepared once per pooled connection (as svc_request, which owns the
+// schema rights) and executed by name with escaped literals, so a request's message is
+//   set local role svc_request; execute svc_auth(...); execute s_<hash>(...)
+// and PostgreSQL skips parsing and planning on the hot path.
+const AUTH = { name: 'svc_auth', text: 'select app_hidden.authenticate($1::bytea, $2::text, $3::text, $4::text) as claims' };
+const prepared = new WeakMap<pg.ClientBase, Set<string>>();
+
+function statementName(text: string): string {
+  return `s_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 }
+
+async function ensurePrepared(client: pg.ClientBase, name: string, text: string): Promise<void> {
+  let names = prepared.get(client);
+  if (!names) prepared.set(client, (names = new Set()));
+  if (names.has(name)) return;
+  if (names.size >= 1000) {
+    // a safety net: statement texts are fixed per operation, so this should never fill up
+    await client.query('deallocate all');
+    names.clear();
+  }
+  await client.query(`set local role svc_request; prepare ${name} as ${text}`);
+  names.add(name);
+}
+
+function execute(name: string, values: readonly unknown[]): string {
+  return values.length ? `execute ${name}(${values.map(literal).join(', ')})` : `execute ${name}`;
+}
+
+function authCall(keyHash: Buffer, req: Requirement): string {
+  return execute(AUTH.name, [keyHash, req.scope, req.memberAccess, req.managerPower]);
+}
+
+// A migration that changes what a prepared statement depends on makes PostgreSQL refuse it
+// once; the connection forgets its statements and the request is tried again.
+const STALE_PLAN = new Set(['0A000', '26000']);
 
 type Results = pg.QueryResult<Record<string, unknown>>[];
 
@@ -47,10 +78,33 @@ export async function runStatement(
   req: Requirement,
   statement: Sql | undefined,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
-  const text = statement ? `${prelude(keyHash, req)};\n${inline(statement)}` : prelude(keyHash, req);
-  const results = (await pool.query(text)) as unknown as Results;
-  const claims = results[1]!.rows[0]!.claims as Claims;
-  return { claims, rows: statement ? results[2]!.rows : [] };
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await ensurePrepared(client, AUTH.name, AUTH.text);
+        let text = `set local role svc_request; ${authCall(keyHash, req)}`;
+        if (statement) {
+          const q = toQuery(statement);
+          const name = statementName(q.text);
+          await ensurePrepared(client, name, q.text);
+          text += `; ${execute(name, statement.values)}`;
+        }
+        const results = (await client.query(text)) as unknown as Results;
+        return { claims: results[1]!.rows[0]!.claims as Claims, rows: statement ? results[2]!.rows : [] };
+      } catch (e) {
+        if (attempt > 0 || !STALE_PLAN.has((e as { code?: string }).code ?? '')) throw e;
+        await client.query('deallocate all');
+        prepared.delete(client);
+      }
+    }
+  } catch (e) {
+    broken = !(e as { code?: string }).code;
+    throw e;
+  } finally {
+    client.release(broken);
+  }
 }
 
 /** Authenticate and authorize, then hand a transaction to a multi-statement handler. */
@@ -63,7 +117,8 @@ export async function runTransaction<T>(
   const client = await pool.connect();
   let broken = false;
   try {
-    const results = (await client.query(`begin;\n${prelude(keyHash, req)}`)) as unknown as Results;
+    await ensurePrepared(client, AUTH.name, AUTH.text);
+    const results = (await client.query(`begin; set local role svc_request; ${authCall(keyHash, req)}`)) as unknown as Results;
     const claims = results[2]!.rows[0]!.claims as Claims;
     const tx: Tx = {
       async query<R>(q: Sql) {

@@ -1,7 +1,9 @@
 // A tagged template for SQL. Interpolated values never become SQL text by concatenation:
-// they are either sent as bind parameters ($1, $2, …) or, for the one-round-trip request
-// path, rendered through the driver's literal escaping (see inline()). Casts belong in the
-// SQL text (`${id}::uuid`), so both forms mean the same thing.
+// the text keeps $1, $2, … and values travel either as bind parameters or, on the
+// one-round-trip request path, as arguments of EXECUTE rendered through the driver's literal
+// escaping (literal()). Casts belong in the SQL text (`${id}::uuid`) so a statement can be
+// prepared; pass lists as one array value (`= any(${ids}::uuid[])`), never as a varying
+// number of placeholders, so one operation keeps one statement text.
 import { escapeLiteral } from 'pg';
 
 const SQL = Symbol('sql');
@@ -52,13 +54,6 @@ export function toQuery(q: Sql): { text: string; values: unknown[] } {
   let text = q.strings[0]!;
   for (let i = 0; i < q.values.length; i++) text += `$${i + 1}${q.strings[i + 1]}`;
   return { text, values: q.values.map(toParam) };
-}
-
-/** The inline form: every value rendered as an escaped literal. */
-export function inline(q: Sql): string {
-  let text = q.strings[0]!;
-  for (let i = 0; i < q.values.length; i++) text += literal(q.values[i]) + q.strings[i + 1];
-  return text;
 }
 
 function toParam(value: unknown): unknown {

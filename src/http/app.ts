@@ -111,11 +111,13 @@ export function createApp(deps: AppDeps): express.Express {
     const id = (req.get('x-request-id') || '').slice(0, 100) || randomUUID();
     res.set('X-Request-Id', id);
     res.locals.requestId = id;
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      log.debug({ requestId: id, method: req.method, url: req.originalUrl, status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
-    });
+    if (log.isLevelEnabled('debug')) {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        log.debug({ requestId: id, method: req.method, url: req.originalUrl, status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      });
+    }
     next();
   });
 
@@ -132,11 +134,13 @@ export function createApp(deps: AppDeps): express.Express {
   const document = openApiDocument(deps.operations, deps.config.baseUrl);
   app.get('/api/v1/docs-json', (_req, res) => { res.json(document); });
 
-  // Bodies are read raw and parsed per operation, after the key is checked.
+  // Bodies are read raw and parsed per operation, after the key is checked; operations
+  // without a body schema ignore whatever was sent.
   const raw = express.raw({ type: () => true, limit: '1mb' });
   for (const op of deps.operations) {
     const method = op.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    app[method](expressPath(op.path), raw, async (req: Request, res: Response) => {
+    const handlers = op.body ? [raw] : [];
+    app[method](expressPath(op.path), ...handlers, async (req: Request, res: Response) => {
       const body = await execute(deps, op, bearerKey(req.get('authorization')), () => parseInput(op, req));
       res.status(op.successStatus ?? 200).json(body);
     });

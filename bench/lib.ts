@@ -1,0 +1,46 @@
+// Shared bench plumbing: a database to load, a measured server in a child process, and the
+// load generator.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase, loginUrlFor, type Database } from '../src/db/connect.ts';
+import { migrate } from '../src/db/migrate.ts';
+
+export interface BenchDb { db: Database; ownerUrl: string; loginUrl: string; owner: pg.Pool }
+
+/** A fresh `svc_bench` database on DATABASE_URL's server (or the embedded one). */
+export async function benchDatabase(): Promise<BenchDb> {
+  const db = await openDatabase(loadConfig({ ...process.env, SVC_DATA_DIR: process.env.SVC_DATA_DIR || '.data/bench', SVC_EMBEDDED_PORT: '54331' }));
+  const admin = new pg.Client(db.ownerUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'));
+  await admin.connect();
+  await admin.query('drop database if exists svc_bench with (force)');
+  await admin.query('create database svc_bench');
+  await admin.end();
+  const url = new URL(db.ownerUrl);
+  url.pathname = '/svc_bench';
+  const ownerUrl = url.toString();
+  await migrate(ownerUrl, db.loginPassword);
+  return { db, ownerUrl, loginUrl: loginUrlFor(ownerUrl, db.loginPassword), owner: new pg.Pool({ connectionString: ownerUrl, max: 4 }) };
+}
+
+export async function startTarget(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(fileURLToPath(new URL('./target.ts', import.meta.url)), args, {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`target exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+export interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+
+export async function load(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<Load> {
+  const r = await autocannon({ url, connections: opts.connections, duration: opts.seconds, headers: opts.headers });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -1,0 +1,29 @@
+// A server to measure, in its own process so the load generator does not share its event
+// loop: `svc` is the real app; `bare` is express + pg doing the same primary-key lookup with
+// no authentication, claims or RLS: the baseline.
+import express from 'express';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { createApp } from '../src/http/app.ts';
+import { operations } from '../src/registry/index.ts';
+import { listen } from '../src/server.ts';
+
+const [kind, ownerUrl, loginUrl, orgId] = process.argv.slice(2) as [string, string, string, string];
+const POOL = 20;
+
+let app: express.Express;
+if (kind === 'svc') {
+  const pool = new pg.Pool({ connectionString: loginUrl, max: POOL });
+  app = createApp({ pool, config: loadConfig(), operations });
+} else {
+  const pool = new pg.Pool({ connectionString: ownerUrl, max: POOL });
+  app = express();
+  app.get('/bare/org', async (_req, res) => {
+    const { rows } = await pool.query('select id, name from app_public.organizations where id = $1', [orgId]);
+    res.json({ organization: rows[0] });
+  });
+}
+const server = await listen(app, 0, '127.0.0.1');
+const address = server.address();
+process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
+process.on('SIGINT', () => process.exit(0));
