@@ -3,6 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { migrate as gmMigrate, Logger } from 'graphile-migrate';
+import { runMigrations as workerMigrations, Logger as WorkerLogger } from 'graphile-worker';
 import pg from 'pg';
 import { literal } from './sql.ts';
 import { log } from '../log.ts';
@@ -24,6 +25,11 @@ async function upToDate(client: pg.Client): Promise<boolean> {
   return done.n === committedCount();
 }
 
+const workerLogger = new WorkerLogger((scope) => (level, message) => {
+  if (level === 'error') log.error({ scope }, message);
+  else log.debug({ scope }, message);
+});
+
 export async function migrate(ownerUrl: string, loginPassword?: string): Promise<void> {
   const check = new pg.Client(ownerUrl);
   await check.connect();
@@ -31,6 +37,8 @@ export async function migrate(ownerUrl: string, loginPassword?: string): Promise
   // graphile-migrate refuses, rather than waits, while another process holds its lock.
   for (let attempt = 0; !current; attempt++) {
     try {
+      // graphile-worker's schema first: our migrations grant on it.
+      await workerMigrations({ connectionString: ownerUrl, logger: workerLogger });
       await gmMigrate({ connectionString: ownerUrl, migrationsFolder, logger });
       break;
     } catch (e) {
