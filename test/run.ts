@@ -28,7 +28,10 @@ const admin = new pg.Client({ connectionString: db.ownerUrl });
 await admin.connect();
 const { rows: stale } = await admin.query(
   `select datname from pg_database where datname like 'svc\\_t\\_%' or (datname like 'svc\\_test\\_tpl\\_%' and datname <> $1)`, [template]);
-for (const { datname } of stale) await admin.query(`drop database if exists ${pg.escapeIdentifier(datname)} with (force)`);
+for (const { datname } of stale) {
+  await admin.query(`alter database ${pg.escapeIdentifier(datname)} is_template false`);
+  await admin.query(`drop database if exists ${pg.escapeIdentifier(datname)} with (force)`);
+}
 const { rowCount } = await admin.query(`select 1 from pg_database where datname = $1`, [template]);
 if (!rowCount) {
   await admin.query(`create database ${pg.escapeIdentifier(template)}`);
