@@ -10,6 +10,8 @@ const logger = new Logger((scope) => (level, message, meta) => {
   fn.call(log, { scope, ...meta }, message);
 });
 
-export function startWorker(connectionString: string): Promise<Runner> {
-  return run({ connectionString, taskList, concurrency: 4, noHandleSignals: true, pollInterval: 1000, logger });
+export async function startWorker(connectionString: string): Promise<Runner> {
+  const runner = await run({ connectionString, taskList, concurrency: 4, noHandleSignals: true, pollInterval: 1000, logger });
+  log.info({ tasks: Object.keys(taskList) }, 'worker started');
+  return runner;
 }

@@ -49,7 +49,7 @@ test('serve seeds an empty database once, answers with the printed key, and stop
   }
 });
 
-test('svc worker starts with no tasks, installs its queue schema and stops on SIGTERM', async (t) => {
+test('svc worker starts, with its queue schema in place, and stops on SIGTERM', async (t) => {
   const db = await createTestDatabase();
   try {
     const child = spawn(process.execPath, [bin, 'worker'], {
@@ -59,13 +59,10 @@ test('svc worker starts with no tasks, installs its queue schema and stops on SI
     child.stdout.on('data', (d) => { output += d; });
     child.stderr.on('data', (d) => { output += d; });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    let present = false;
-    for (let i = 0; i < 100 && !present; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      const { rows } = await db.owner.query(`select to_regclass('graphile_worker._private_jobs') is not null as present`);
-      present = rows[0].present;
-    }
-    t.true(present, output);
+    for (let i = 0; i < 300 && !output.includes('worker started'); i++) await new Promise((r) => setTimeout(r, 100));
+    t.regex(output, /worker started/);
+    const { rows } = await db.owner.query(`select to_regclass('graphile_worker._private_jobs') is not null as present`);
+    t.true(rows[0].present);
     child.kill('SIGTERM');
     t.is(await exited, 0, output);
   } finally {

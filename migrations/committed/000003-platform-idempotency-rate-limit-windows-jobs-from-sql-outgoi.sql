@@ -1,5 +1,5 @@
 --! Previous: sha1:49a6304be17e21c75722c036c11a96d000dd4c9c
---! Hash: sha1:ce4d9b8cb6e1204171be290e84ec4f9940f1e8f5
+--! Hash: sha1:cadc76719438f91b468e5dbd398df37268700865
 --! Message: platform: idempotency, rate-limit windows, jobs from SQL, outgoing messages
 
 -- Platform: idempotency records, shared rate-limit windows, background jobs enqueued from SQL
@@ -127,6 +127,7 @@ create table app_private.rate_limit_windows (
 );
 comment on table app_private.rate_limit_windows is
   'Requests per client address and route in one 60 s window, summed over every API process.';
+alter table app_private.rate_limit_windows enable row level security;
 
 -- Adds one process's counts ([{client, route, hits}]) and answers the totals now; drops
 -- windows that ended more than two minutes ago.
