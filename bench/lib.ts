@@ -1,6 +1,7 @@
 // Shared bench plumbing: a database to load, a measured server in a child process, and the
 // load generator.
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -44,3 +45,19 @@ export async function load(url: string, opts: { connections: number; seconds: nu
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/**
+ * Replaces one bench's section of bench/RESULTS.md (between `<!-- bench:NAME -->` markers),
+ * leaving the other benches' figures as they were.
+ */
+export function writeSection(name: string, markdown: string): void {
+  const file = new URL('./RESULTS.md', import.meta.url);
+  const start = `<!-- bench:${name} -->`;
+  const end = `<!-- /bench:${name} -->`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Bench results\n\nEach section is written by the bench named in it, with the command that produced it.\n';
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  text = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + end.length) : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, text);
+}

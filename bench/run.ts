@@ -1,10 +1,9 @@
 // `npm run bench`: authenticated me_get against a bare express+pg route doing the same
 // primary-key lookup, in the same run on the same database, at 32 connections.
 // Writes bench/RESULTS.md.
-import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { adminApply } from '../src/admin/commands.ts';
-import { benchDatabase, fmt, load, startTarget, type Load } from './lib.ts';
+import { benchDatabase, fmt, load, startTarget, writeSection, type Load } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 15);
 const CONNECTIONS = 32;
@@ -57,7 +56,7 @@ const ratio = me.rps / bare.rps;
 const command = [...['BENCH_SECONDS', 'BENCH_ORGS', 'BENCH_ROUNDS'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`),
   ...(process.env.DATABASE_URL ? ['DATABASE_URL=…'] : []), 'npm run bench'].join(' ');
 const row = (name: string, r: Load) => `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} |`;
-const md = `# Bench results
+const md = `## Whoami against a bare baseline
 
 Produced by \`${command}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores,
 ${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL from ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'the embedded server'},
@@ -65,8 +64,6 @@ Node ${process.version}. autocannon, ${CONNECTIONS} connections, ${SECONDS} s af
 process, ${ORGS} organizations with a key each; both targets use a pool of 20 connections. The targets
 alternate over ${ROUNDS} rounds; each row is the median round (all rounds: bare ${runs.bare.map((r) => fmt(r.rps)).join(', ')};
 me_get ${runs.me.map((r) => fmt(r.rps)).join(', ')} requests/s).
-
-## Authenticated whoami against the bare baseline
 
 | target | requests/s | p50 ms | p99 ms |
 |---|---:|---:|---:|
@@ -88,5 +85,5 @@ the bare lookup (measured one by one with pgbench). In Node the larger answer (2
 SQL statement over a security-barrier view keyed by the presented hash instead of the plpgsql
 function, and fewer, packed claims.
 `;
-writeFileSync(new URL('./RESULTS.md', import.meta.url), md);
+writeSection('whoami', md);
 console.log(md);

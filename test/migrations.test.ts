@@ -7,7 +7,7 @@ import { migrate } from '../src/db/migrate.ts';
 
 test('migrations apply to an empty database and again as a no-op', async (t) => {
   const base = process.env.SVC_TEST_OWNER_URL!;
-  const name = `svc_t_${randomBytes(6).toString('hex')}`;
+  const name = `svc_t_${Math.floor(Date.now() / 1000)}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client(base);
   await admin.connect();
   await admin.query(`create database ${name}`);

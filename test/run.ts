@@ -26,8 +26,13 @@ const template = `svc_test_tpl_${hash.digest('hex').slice(0, 12)}`;
 const adminUrl = new URL(db.ownerUrl);
 const admin = new pg.Client({ connectionString: db.ownerUrl });
 await admin.connect();
+// Test databases carry their creation time (svc_t_<epoch seconds>_<random>); each file drops
+// its own, and what a killed run left behind is dropped here once it is an hour old. Another
+// run's template is left alone unless this is CI (one run on a fresh machine).
 const { rows: stale } = await admin.query(
-  `select datname from pg_database where datname like 'svc\\_t\\_%' or (datname like 'svc\\_test\\_tpl\\_%' and datname <> $1)`, [template]);
+  `select datname from pg_database
+    where (datname ~ '^svc_t_[0-9]+_' and split_part(datname, '_', 3)::bigint < extract(epoch from now()) - 3600)
+       or ($2 and datname like 'svc\\_test\\_tpl\\_%' and datname <> $1)`, [template, Boolean(process.env.CI)]);
 for (const { datname } of stale) {
   await admin.query(`alter database ${pg.escapeIdentifier(datname)} is_template false`);
   await admin.query(`drop database if exists ${pg.escapeIdentifier(datname)} with (force)`);

@@ -16,6 +16,8 @@ export interface AppDeps {
   pool: pg.Pool;
   config: Config;
   operations: readonly AnyOperation[];
+  /** Further routes (internal endpoints), mounted before the 404 handler. */
+  mount?: (app: express.Express) => void;
 }
 
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -145,6 +147,8 @@ export function createApp(deps: AppDeps): express.Express {
       res.status(op.successStatus ?? 200).json(body);
     });
   }
+
+  deps.mount?.(app);
 
   app.use((req: Request, res: Response) => sendError(req, res, notFound('Route')));
 

@@ -20,7 +20,7 @@ function env(name: string): string {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const base = env('SVC_TEST_OWNER_URL');
   const template = env('SVC_TEST_TEMPLATE');
-  const name = `svc_t_${randomBytes(6).toString('hex')}`;
+  const name = `svc_t_${Math.floor(Date.now() / 1000)}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client(base);
   await admin.connect();
   try {
