@@ -58,7 +58,7 @@ const command = [...['BENCH_SECONDS', 'BENCH_ORGS', 'BENCH_ROUNDS'].filter((k) =
 const row = (name: string, r: Load) => `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} |`;
 const md = `## Whoami against a bare baseline
 
-Produced by \`${command}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores,
+Produced by \`${command}\` (bench/whoami.ts) on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores,
 ${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL from ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'the embedded server'},
 Node ${process.version}. autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a 3 s warm-up, the server in its own
 process, ${ORGS} organizations with a key each; both targets use a pool of 20 connections. The targets
