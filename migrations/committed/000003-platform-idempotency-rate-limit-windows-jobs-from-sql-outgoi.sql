@@ -1,5 +1,5 @@
 --! Previous: sha1:49a6304be17e21c75722c036c11a96d000dd4c9c
---! Hash: sha1:cadc76719438f91b468e5dbd398df37268700865
+--! Hash: sha1:f1e784189a48db7b9f590ea994d182833bc509cc
 --! Message: platform: idempotency, rate-limit windows, jobs from SQL, outgoing messages
 
 -- Platform: idempotency records, shared rate-limit windows, background jobs enqueued from SQL
@@ -58,7 +58,7 @@ begin
     (credential_id, operation_id, key, organization_id, fingerprint, state, created_at)
   values (cred, idempotency_begin.operation_id, idempotency_begin.key, app_hidden.current_org_id(),
           idempotency_begin.fingerprint, 'running', at)
-  on conflict (credential_id, operation_id, key) do update
+  on conflict on constraint idempotency_keys_pkey do update
      set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
          response_body = null, created_at = excluded.created_at, updated_at = now()
    where k.created_at <= excluded.created_at - interval '24 hours'
