@@ -1,16 +1,11 @@
 --! Previous: sha1:49a6304be17e21c75722c036c11a96d000dd4c9c
---! Hash: sha1:f1e784189a48db7b9f590ea994d182833bc509cc
+--! Hash: sha1:c63d6069c2e1e14027752166a06e24e8641ec1e1
 --! Message: platform: idempotency, rate-limit windows, jobs from SQL, outgoing messages
 
 -- Platform: idempotency records, shared rate-limit windows, background jobs enqueued from SQL
 -- and the outgoing message queue that the delivery worker drains.
 --
--- graphile-worker's own schema is installed by src/db/migrate.ts before these migrations run;
--- svc_owner gets what its security-definer wrappers need there.
-grant usage on schema graphile_worker to svc_owner;
-grant select, insert, update, delete on all tables in schema graphile_worker to svc_owner;
-grant usage, select on all sequences in schema graphile_worker to svc_owner;
-grant execute on all functions in schema graphile_worker to svc_owner;
+-- graphile-worker's own schema is installed by src/db/migrate.ts before these migrations run.
 
 set local role svc_owner;
 
@@ -161,6 +156,11 @@ end $$;
 comment on function app_private.add_job(text, jsonb, text, timestamptz) is
   'graphile_worker.add_job for our own security-definer functions; never granted to request roles.';
 
+-- graphile-worker guards its private tables with row-level security that only their owner
+-- passes, so this one narrow wrapper belongs to the owner of the graphile_worker schema (see
+-- the end of this migration); svc_owner may call it, nobody else.
+grant execute on function app_private.add_job(text, jsonb, text, timestamptz) to svc_owner;
+
 create table app_private.outgoing_messages (
   organization_id uuid not null references app_public.organizations on delete cascade,
   id uuid not null default gen_random_uuid(),
@@ -211,3 +211,9 @@ comment on function app_hidden.queue_message(text, text, text, text, text, jsonb
 grant execute on function app_hidden.queue_message(text, text, text, text, text, jsonb) to svc_request, svc_worker;
 
 reset role;
+
+do $$
+begin
+  execute format('alter function app_private.add_job(text, jsonb, text, timestamptz) owner to %I',
+    (select nspowner::regrole::text from pg_namespace where nspname = 'graphile_worker'));
+end $$;
