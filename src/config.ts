@@ -9,6 +9,20 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return n;
 }
 
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw; // addresses or subnets, comma-separated, as express takes them
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  throw new Error(`${name} must be on or off, got "${raw}"`);
+}
+
 export interface Config {
   databaseUrl: string | undefined;
   loginPassword: string | undefined;
@@ -19,8 +33,15 @@ export interface Config {
   baseUrl: string;
   emailTransport: string;
   smsTransport: string;
-  rateLimit: number;
+  /** Requests per 60 s per client address per route; null when turned off (`off`). */
+  rateLimit: number | null;
+  /** express's `trust proxy`: whether and which proxies' X-Forwarded-For to believe. */
+  trustProxy: boolean | number | string;
+  /** Host names the MCP endpoint answers for (DNS rebinding protection). */
+  allowedHosts: string[];
   logLevel: string;
+  /** Whether /internal/graphql is served (`SVC_INTERNAL_GRAPHQL=off` turns it off). */
+  internalGraphql: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -36,7 +57,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl: (env.SVC_BASE_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     emailTransport: env.EMAIL_TRANSPORT || 'sink',
     smsTransport: env.SMS_TRANSPORT || 'sink',
-    rateLimit: int(env, 'SVC_RATE_LIMIT', 600),
+    rateLimit: env.SVC_RATE_LIMIT === 'off' ? null : int(env, 'SVC_RATE_LIMIT', 600),
+    trustProxy: trustProxy(env.SVC_TRUST_PROXY),
+    allowedHosts: [...new Set(['localhost', '127.0.0.1', '[::1]', host,
+      new URL(env.SVC_BASE_URL || `http://${host}:${port}`).hostname,
+      ...(env.SVC_ALLOWED_HOSTS || '').split(',').map((h) => h.trim()).filter(Boolean)])],
     logLevel: env.LOG_LEVEL || 'info',
+    internalGraphql: onOff(env, 'SVC_INTERNAL_GRAPHQL', true),
   };
 }

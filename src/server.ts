@@ -7,6 +7,7 @@ import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createApp } from './http/app.ts';
+import { RateLimiter, postgresWindowStore } from './http/rate-limit.ts';
 import { log } from './log.ts';
 import { operations } from './registry/index.ts';
 import { describeSeed, seedIfEmpty } from './seed/demo.ts';
@@ -42,7 +43,8 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   await pool.query('select 1').catch((e: Error) => {
     throw new Error(`cannot connect as svc_login (${e.message}); set SVC_LOGIN_PASSWORD or allow trust auth for svc_login`);
   });
-  const app = createApp({ pool, config, operations });
+  const limiter = config.rateLimit ? new RateLimiter({ limit: config.rateLimit, store: postgresWindowStore(pool) }) : undefined;
+  const app = createApp({ pool, config, operations, limiter });
   const server = await listen(app, opts.port ?? config.port, config.host);
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : config.baseUrl;
@@ -57,6 +59,8 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
       server.closeIdleConnections();
     });
     await runner?.stop();
+    limiter?.stop();
+    await limiter?.flush();
     await pool.end();
     await db.stop();
   })());

@@ -107,6 +107,13 @@ export async function runStatement(
   }
 }
 
+/** The connection failed while committing: whether the transaction took effect is unknown. */
+export class CommitOutcomeUnknown extends Error {
+  constructor(cause: unknown) {
+    super('the outcome of the commit is unknown', { cause });
+  }
+}
+
 /** Authenticate and authorize, then hand a transaction to a multi-statement handler. */
 export async function runTransaction<T>(
   pool: pg.Pool,
@@ -127,7 +134,13 @@ export async function runTransaction<T>(
       },
     };
     const out = await body(tx, claims);
-    await client.query('commit');
+    try {
+      await client.query('commit');
+    } catch (e) {
+      // Without an answer from the server the write may or may not have committed.
+      if (typeof (e as { code?: unknown }).code !== 'string') throw new CommitOutcomeUnknown(e);
+      throw e;
+    }
     return out;
   } catch (e) {
     await client.query('rollback').catch(() => { broken = true; });

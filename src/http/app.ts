@@ -2,100 +2,43 @@
 // OpenAPI document, health endpoints, and the error envelope for every failure.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type pg from 'pg';
-import { z } from 'zod';
-import type { Config } from '../config.ts';
-import { bearerKey, hashKey } from '../auth/keys.ts';
-import { runStatement, runTransaction, type Requirement } from '../db/request.ts';
+import { bearerKey } from '../auth/keys.ts';
 import { log } from '../log.ts';
 import type { AnyOperation } from '../registry/operation.ts';
 import { openApiDocument } from '../registry/openapi.ts';
-import { ApiError, badRequest, envelope, fromZod, notFound, toApiError, unauthorized } from './errors.ts';
+import { ApiError, badRequest, envelope, notFound, toApiError } from './errors.ts';
+import { readJsonBody, validateInput } from './input.ts';
+import { execute, type ExecuteDeps } from './execute.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { MCP_PATH, mcpHandler } from '../mcp/endpoint.ts';
 
-export interface AppDeps {
-  pool: pg.Pool;
-  config: Config;
+export interface AppDeps extends ExecuteDeps {
   operations: readonly AnyOperation[];
+  /** Absent when rate limiting is off. */
+  limiter?: RateLimiter;
   /** Further routes (internal endpoints), mounted before the 404 handler. */
   mount?: (app: express.Express) => void;
 }
 
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-function parseBody(op: AnyOperation, raw: unknown): unknown {
-  if (!op.body) return {};
-  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : '';
-  if (text.trim() === '') throw badRequest('A JSON request body is required');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw badRequest('The request body is not valid JSON');
-  }
-  const parsed = op.body.safeParse(json);
-  if (!parsed.success) throw fromZod(parsed.error, 'body');
-  return parsed.data;
-}
-
-function parsePart(schema: z.ZodType | undefined, value: unknown, where: string): object {
-  if (!schema) return {};
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw fromZod(parsed.error, where);
-  return parsed.data as object;
-}
-
-/** PostgreSQL text cannot hold NUL, so a string carrying one is refused up front. */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
-  return false;
-}
-
-/** Path, query and body validated by the operation's schemas and merged into one input. */
-export function parseInput(op: AnyOperation, req: Request): Record<string, unknown> {
-  const input = {
-    ...parsePart(op.params, req.params, 'path'),
-    ...parsePart(op.query, req.query, 'query'),
-    ...(parseBody(op, req.body) as object),
+/** Counts a request against its route's limit; answers 429 when over it. */
+function rateLimited(limiter: RateLimiter | undefined, route: string): express.RequestHandler {
+  if (!limiter) return (_req, _res, next) => next();
+  return (req, res, next) => {
+    const v = limiter.hit(req.ip ?? req.socket.remoteAddress ?? 'unknown', route);
+    res.set({
+      'RateLimit-Policy': `${v.limit};w=60`,
+      'RateLimit-Limit': String(v.limit),
+      'RateLimit-Remaining': String(v.remaining),
+      'RateLimit-Reset': String(v.reset),
+    });
+    if (v.allowed) return next();
+    res.set('Retry-After', String(v.reset));
+    sendError(req, res, new ApiError(429, 'rate_limited',
+      `Over the limit of ${v.limit} requests per 60 seconds on this route; retry after ${v.reset} s`));
   };
-  if (hasNul(input)) throw badRequest('Strings may not contain NUL characters');
-  return input;
-}
-
-export const requirementOf = (op: AnyOperation): Requirement => ({
-  scope: op.scope,
-  memberAccess: op.memberAccess,
-  managerPower: op.managerPower,
-});
-
-/**
- * Runs one operation for a key: authentication and authorization come first, so a bad
- * request from a caller without access answers 401/403, not 400.
- */
-export async function execute(
-  deps: AppDeps,
-  op: AnyOperation,
-  key: string | undefined,
-  readInput: () => Record<string, unknown>,
-): Promise<unknown> {
-  if (!key) throw unauthorized();
-  const keyHash = hashKey(key);
-  const requirement = requirementOf(op);
-  let input: Record<string, unknown>;
-  try {
-    input = readInput();
-  } catch (e) {
-    if (e instanceof ApiError) await runStatement(deps.pool, keyHash, requirement, undefined);
-    throw e;
-  }
-  const run = op.run;
-  if ('statement' in run) {
-    const { claims, rows } = await runStatement(deps.pool, keyHash, requirement, run.statement(input));
-    return run.shape(rows, { input, claims, config: deps.config });
-  }
-  return runTransaction(deps.pool, keyHash, requirement, (tx, claims) =>
-    run.handler(tx, { input, claims, config: deps.config }));
 }
 
 function sendError(req: Request, res: Response, err: ApiError) {
@@ -108,6 +51,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('etag', false);
+  app.set('trust proxy', deps.config.trustProxy);
 
   app.use((req, res, next) => {
     const id = (req.get('x-request-id') || '').slice(0, 100) || randomUUID();
@@ -134,23 +78,42 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   const document = openApiDocument(deps.operations, deps.config.baseUrl);
-  app.get('/api/v1/docs-json', (_req, res) => { res.json(document); });
+  app.get('/api/v1/docs-json', rateLimited(deps.limiter, 'GET /api/v1/docs-json'), (_req, res) => { res.json(document); });
 
   // Bodies are read raw and parsed per operation, after the key is checked; operations
   // without a body schema ignore whatever was sent.
   const raw = express.raw({ type: () => true, limit: '1mb' });
   for (const op of deps.operations) {
     const method = op.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    const handlers = op.body ? [raw] : [];
+    const handlers = [rateLimited(deps.limiter, `${op.method} ${op.path}`), ...(op.body ? [raw] : [])];
     app[method](expressPath(op.path), ...handlers, async (req: Request, res: Response) => {
-      const body = await execute(deps, op, bearerKey(req.get('authorization')), () => parseInput(op, req));
-      res.status(op.successStatus ?? 200).json(body);
+      const { status, body } = await execute(deps, op, bearerKey(req.get('authorization')),
+        () => validateInput(op, { params: req.params, query: req.query, body: readJsonBody(op, req.body) }));
+      res.status(status).json(body);
     });
   }
 
+  // MCP: DNS-rebinding protection (the SDK's Host check, and Origin when a browser sends one)
+  // before anything else; GET and DELETE have no meaning in stateless mode.
+  app.post(MCP_PATH, rateLimited(deps.limiter, `POST ${MCP_PATH}`), hostHeaderValidation(deps.config.allowedHosts),
+    (req, res, next) => {
+      const origin = req.get('origin');
+      let host: string | undefined;
+      try { host = origin ? new URL(origin).hostname : undefined; } catch { host = '?'; }
+      if (host !== undefined && !deps.config.allowedHosts.includes(host)) {
+        return sendError(req, res, new ApiError(403, 'forbidden_origin', 'Requests from this origin are not accepted'));
+      }
+      next();
+    },
+    mcpHandler(deps, deps.operations));
+  app.all(MCP_PATH, (req, res) => {
+    res.set('Allow', 'POST');
+    sendError(req, res, new ApiError(405, 'method_not_allowed', 'The MCP endpoint is stateless: only POST is served'));
+  });
+
   deps.mount?.(app);
 
-  app.use((req: Request, res: Response) => sendError(req, res, notFound('Route')));
+  app.use(rateLimited(deps.limiter, 'unmatched'), (req: Request, res: Response) => sendError(req, res, notFound('Route')));
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number };

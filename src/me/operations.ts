@@ -24,7 +24,7 @@ const MeResponse = z.object({
   }).optional().describe('the person the credential acts for; absent for an organization key'),
   scopes_available: z.array(z.object({ scope: z.string(), label: z.string() })),
   rate_limit: z.object({
-    limit: z.int().describe('requests per window per client address on each route'),
+    limit: z.int().nullable().describe('requests per window per client address on each route; null when not limited'),
     window_seconds: z.int(),
   }),
 });

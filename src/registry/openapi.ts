@@ -75,11 +75,43 @@ function operationObject(op: AnyOperation) {
   };
 }
 
+// The MCP entry point is an operation of its own: JSON-RPC over Streamable HTTP, whose
+// tools are the operations above.
+const mcpRequest = {
+  operationId: 'mcp_request',
+  summary: 'MCP entry point (Streamable HTTP, stateless)',
+  description:
+    'JSON-RPC 2.0 messages of the Model Context Protocol. Every other operation is a tool named like its operationId, ' +
+    'listed for what the credential may call. Any live credential may connect; 404 after the key is checked means MCP ' +
+    'is not enabled for the organization (REST keeps working). Answers JSON or an SSE stream, as the Accept header prefers.',
+  tags: ['MCP'],
+  security: [{ bearer: [] }],
+  requestBody: {
+    required: true,
+    content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 request, notification or batch' } } },
+  },
+  responses: {
+    '200': { description: 'JSON-RPC response (application/json or text/event-stream)' },
+    '202': { description: 'Accepted (notifications)' },
+    '401': errorResponse('Missing or invalid key'),
+    '403': errorResponse('Host or Origin not allowed'),
+    '404': errorResponse('MCP not enabled for the organization'),
+    '429': errorResponse('Over the rate limit'),
+  },
+  'x-svc-scope': null,
+  'x-svc-confirm': false,
+  'x-svc-changes': null,
+  'x-svc-idempotent': false,
+  'x-member-access': null,
+  'x-manager-power': null,
+};
+
 export function openApiDocument(ops: readonly AnyOperation[], baseUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of ops) {
     (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op);
   }
+  paths['/api/v1/mcp'] = { post: mcpRequest };
   return {
     openapi: '3.1.0',
     info: {

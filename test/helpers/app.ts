@@ -4,10 +4,11 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { adminApply } from '../../src/admin/commands.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp, type AppDeps } from '../../src/http/app.ts';
 import { operations as liveOperations } from '../../src/registry/index.ts';
 import type { AnyOperation } from '../../src/registry/operation.ts';
 import { listen } from '../../src/server.ts';
+import type { RateLimiter } from '../../src/http/rate-limit.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 export interface TestApp {
@@ -20,11 +21,22 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(opts: { operations?: readonly AnyOperation[]; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startApp(opts: {
+  operations?: readonly AnyOperation[];
+  env?: Record<string, string>;
+  /** Further routes, as createApp takes them; given the app's pool and config. */
+  mount?: (deps: { pool: pg.Pool; config: Config }) => Promise<AppDeps['mount']>;
+  /** The clock idempotency records are dated by. */
+  clock?: () => Date;
+  /** A rate limiter over the app's pool; none by default. */
+  limiter?: (pool: pg.Pool, config: Config) => RateLimiter | undefined;
+} = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({ ...process.env, ...opts.env });
   const pool = new pg.Pool({ connectionString: db.loginUrl, max: 8 });
-  const app = createApp({ pool, config, operations: opts.operations ?? liveOperations });
+  const mount = await opts.mount?.({ pool, config });
+  const limiter = opts.limiter?.(pool, config);
+  const app = createApp({ pool, config, operations: opts.operations ?? liveOperations, mount, clock: opts.clock, limiter });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -50,6 +62,7 @@ export async function startApp(opts: { operations?: readonly AnyOperation[]; env
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async close() {
+      limiter?.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await pool.end();

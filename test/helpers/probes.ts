@@ -73,3 +73,17 @@ export const probeTx = defineOperation({
 });
 
 export const probeOperations = [meGet, probeContactGet, probeLocationGet, probeWrite, probeDenyNoPower, probeSms, probeOpen, probeThrow, probeTx];
+
+/** An idempotent write with a visible effect: it queues an SMS (and its delivery job). */
+export const probeQueue = defineOperation({
+  ...base, operationId: 'probe_queue', method: 'POST', path: '/api/v1/probe/queue', successStatus: 201,
+  scope: 'contacts:write', memberAccess: 'deny', managerPower: 'contacts', idempotent: true,
+  body: z.strictObject({ to: z.string().min(1), idempotency_key: z.string().min(1).max(255).optional() }),
+  response: z.any(),
+  run: {
+    statement: ({ to }) => sql`select app_hidden.queue_message('sms', ${to}::text, null, 'hello') as message_id`,
+    shape: ([row]) => ({ message_id: row!.message_id, to: undefined }),
+  },
+});
+
+export const probeIdempotentOperations = [...probeOperations, probeQueue];

@@ -1,0 +1,93 @@
+// The MCP entry point, POST /api/v1/mcp: stateless Streamable HTTP, a fresh server and
+// transport per request (a stateless transport must never serve two requests). The key is
+// checked first: 401 without a valid one, 404 when the organization has MCP turned off.
+import type { Request, Response } from 'express';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { bearerKey, hashKey } from '../auth/keys.ts';
+import { runStatement, type Claims } from '../db/request.ts';
+import { sql } from '../db/sql.ts';
+import { ApiError, envelope, notFound, toApiError, unauthorized } from '../http/errors.ts';
+import { execute, type ExecuteDeps } from '../http/execute.ts';
+import { splitArguments, validateInput } from '../http/input.ts';
+import { log } from '../log.ts';
+import type { AnyOperation } from '../registry/operation.ts';
+import { toolOf, visibleTo } from './tools.ts';
+
+export const MCP_PATH = '/api/v1/mcp';
+
+const INSTRUCTIONS =
+  'Tools of an AI receptionist, CRM and follow-up service for one small business. Call me_get first to learn what ' +
+  'this credential may do. Tools whose _meta svc/confirm is true send to a customer, delete or cancel: get the ' +
+  'user\'s approval before calling them unless the user asked for exactly that action. A failing call returns ' +
+  'isError with the API\'s error envelope: branch on statusCode and error.';
+
+function errorResult(err: ApiError): CallToolResult {
+  const body = envelope(err, MCP_PATH);
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+function okResult(body: unknown): CallToolResult {
+  const structured = body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : { result: body };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+}
+
+function buildServer(deps: ExecuteDeps, operations: readonly AnyOperation[], key: string, claims: Claims): Server {
+  const byName = new Map(operations.map((op) => [op.operationId, op]));
+  const server = new Server({ name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: operations.filter((op) => visibleTo(op, claims)).map(toolOf),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const op = byName.get(request.params.name);
+    if (!op) return errorResult(notFound(`Tool ${request.params.name}`));
+    try {
+      const args = request.params.arguments ?? {};
+      const { body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, args)));
+      return okResult(body);
+    } catch (e) {
+      const err = toApiError(e);
+      if (err.statusCode >= 500) log.error({ err: e, tool: op.operationId }, 'tool call failed');
+      return errorResult(err);
+    }
+  });
+  return server;
+}
+
+/**
+ * The SDK insists on an Accept header naming both JSON and SSE. We answer as the client
+ * prefers: JSON when application/json comes first (or alone), an SSE stream otherwise.
+ */
+function negotiate(req: Request): boolean {
+  const accept = req.headers.accept ?? '';
+  const json = accept.indexOf('application/json');
+  const sse = accept.indexOf('text/event-stream');
+  if (json < 0 && sse < 0) return false;
+  const both = json >= 0 && sse >= 0 ? accept : `${accept}, ${json < 0 ? 'application/json' : 'text/event-stream'}`;
+  req.headers.accept = both;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === 'accept') req.rawHeaders[i + 1] = both;
+  }
+  return json >= 0 && (sse < 0 || json < sse);
+}
+
+export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[]) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const key = bearerKey(req.get('authorization'));
+    if (!key) throw unauthorized();
+    const { claims, rows } = await runStatement(deps.pool, hashKey(key), { scope: null, memberAccess: 'open', managerPower: null },
+      sql`select mcp_enabled from app_public.organizations where id = app_hidden.current_org_id()`);
+    if (!rows[0]?.mcp_enabled) throw notFound('MCP endpoint');
+
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
+    const server = buildServer(deps, operations, key, claims);
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  };
+}

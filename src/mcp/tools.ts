@@ -1,0 +1,56 @@
+// Every live operation as an MCP tool: same name, same input schema (path, query and body
+// fields merged), same handler. Which tools a credential sees follows its scopes, role and
+// powers; that is a courtesy to the agent only — a call is authorized by the database like
+// any REST request.
+import { z } from 'zod';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Claims } from '../db/request.ts';
+import type { AnyOperation } from '../registry/operation.ts';
+
+const CONFIRM_NOTE =
+  ' Confirmation: this call sends to a customer, deletes or cancels, or moves money; ask the user to approve it first unless they asked for exactly this action.';
+
+export function inputSchemaOf(op: AnyOperation): Tool['inputSchema'] {
+  const shape = {
+    ...(op.params?.shape ?? {}),
+    ...(op.query?.shape ?? {}),
+    ...(op.body?.shape ?? {}),
+  };
+  const { $schema: _ignored, ...json } = z.toJSONSchema(z.object(shape), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { ...json, type: 'object' } as Tool['inputSchema'];
+}
+
+export function toolOf(op: AnyOperation): Tool {
+  const readOnly = op.method === 'GET';
+  return {
+    name: op.operationId,
+    title: op.summary,
+    description: op.description + (op.confirm ? CONFIRM_NOTE : ''),
+    inputSchema: inputSchemaOf(op),
+    annotations: {
+      title: op.summary,
+      readOnlyHint: readOnly,
+      ...(readOnly ? {} : {
+        // removing, cancelling or sending cannot be undone; adding and setting can
+        destructiveHint: op.method === 'DELETE' || op.confirm,
+        // the same arguments again change nothing more: setting, removing, or a replayed key
+        idempotentHint: op.method === 'PUT' || op.method === 'PATCH' || op.method === 'DELETE' || op.idempotent,
+      }),
+      openWorldHint: op.confirm,
+    },
+    _meta: { 'svc/confirm': op.confirm, 'svc/changes': [...op.changes] },
+  };
+}
+
+/** Mirrors app_hidden.authenticate's checks, for listing only. */
+export function visibleTo(op: AnyOperation, claims: Claims): boolean {
+  if (op.scope && !claims.scopes.includes(op.scope)) return false;
+  if (claims.role === 'member') {
+    return op.memberAccess !== 'deny' && (op.memberAccess !== 'sms_setting' || claims.sms_enabled);
+  }
+  if (claims.role === 'manager') {
+    if (op.managerPower) return (claims.powers ?? []).includes(op.managerPower);
+    return op.memberAccess !== 'deny';
+  }
+  return true;
+}
