@@ -20,7 +20,11 @@ export interface Running {
 }
 
 export function requestPool(db: Database): pg.Pool {
-  return new pg.Pool({ connectionString: db.loginUrl, max: 20, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: db.loginUrl, max: 20, idleTimeoutMillis: 30_000 });
+  // An idle connection the server dropped (restart, failover) is replaced on next use; without
+  // a listener the pool's error event would end the process.
+  pool.on('error', (err) => log.warn({ err }, 'idle database connection lost'));
+  return pool;
 }
 
 export async function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {

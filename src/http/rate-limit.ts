@@ -82,8 +82,9 @@ export class RateLimiter {
   private async doFlush(): Promise<void> {
     this.roll(this.now());
     const windowStart = this.windowStart;
-    const batch = [...this.counts.entries()].filter(([, c]) => c.pending > 0)
-      .map(([key, c]) => ({ key, sent: c.pending }));
+    // Every route seen in this window goes out, new hits or not, to learn what the other
+    // processes added.
+    const batch = [...this.counts.entries()].map(([key, c]) => ({ key, sent: c.pending }));
     if (!batch.length) return;
     const counts = batch.map(({ key, sent }) => {
       const [client, route] = key.split('\u0000') as [string, string];

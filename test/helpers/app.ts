@@ -34,6 +34,7 @@ export async function startApp(opts: {
   const db = await createTestDatabase();
   const config = loadConfig({ ...process.env, ...opts.env });
   const pool = new pg.Pool({ connectionString: db.loginUrl, max: 8 });
+  pool.on('error', () => undefined); // an idle connection dropped with the database
   const mount = await opts.mount?.({ pool, config });
   const limiter = opts.limiter?.(pool, config);
   const app = createApp({ pool, config, operations: opts.operations ?? liveOperations, mount, clock: opts.clock, limiter });

@@ -41,6 +41,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   const ownerUrl = url.toString();
   const owner = new pg.Pool({ connectionString: ownerUrl, max: 4 });
+  owner.on('error', () => undefined); // an idle connection dropped with the database
   return {
     name,
     ownerUrl,
