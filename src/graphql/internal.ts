@@ -1,0 +1,168 @@
+// The internal GraphQL layer (ARCHITECTURE §2, §6): PostGraphile v5 built in-process from
+// app_public, with @graphile/pg-aggregates. Every operation runs as svc_request under the
+// credential's claims, so the same row-level security decides what it sees as for REST. It is
+// served at /internal/graphql for the organization's own tools (same bearer keys) and can be
+// called in-process by handlers that would rather not write the SQL (nested records, counts).
+import express, { type Request } from 'express';
+import type pg from 'pg';
+import { PgAggregatesPreset } from '@graphile/pg-aggregates';
+import { postgraphile } from 'postgraphile';
+import { makePgService } from 'postgraphile/adaptors/pg';
+import { grafast, isSafeError } from 'postgraphile/grafast';
+import { grafserv } from 'postgraphile/grafserv/express/v4';
+import { getOperationAST, GraphQLError, type ExecutionResult } from 'postgraphile/graphql';
+import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
+import { bearerKey, hashKey } from '../auth/keys.ts';
+import type { Config } from '../config.ts';
+import { runStatement, type Claims, type Requirement } from '../db/request.ts';
+import { toApiError, unauthorized } from '../http/errors.ts';
+import { log } from '../log.ts';
+import { pgSettingsFor } from './pg-settings.ts';
+
+export const INTERNAL_GRAPHQL_PATH = '/internal/graphql';
+
+declare global {
+  namespace Grafast {
+    interface RequestContext {
+      /** The claims of an in-process execution (InternalGraphql.execute). */
+      svc: { claims: Claims };
+    }
+  }
+}
+
+// GraphQL is no operation of the registry: any valid key may use it, and the policies decide
+// what it sees. A key's scopes are therefore not checked here (see README).
+const ANY_KEY: Requirement = { scope: null, memberAccess: 'open', managerPower: null };
+
+export interface InternalGraphql {
+  /** Adds /internal/graphql to the app (createApp's `mount`); adds nothing when turned off. */
+  mount(app: express.Express): void;
+  /**
+   * Runs a query in-process under the given claims, in its own transaction. A database error
+   * stays in `errors[i].originalError`, for toApiError.
+   */
+  execute(claims: Claims, query: string, variables?: Record<string, unknown>): Promise<ExecutionResult>;
+  /** Releases PostGraphile; the pool stays the caller's to end. */
+  release(): Promise<void>;
+}
+
+/**
+ * Database errors become the API's codes in `extensions`, never raw messages; anything
+ * unexpected is logged through pino (grafserv's default would print to the console) and masked.
+ */
+function maskError(error: GraphQLError): GraphQLError {
+  const original = error.originalError;
+  if (!original || original instanceof GraphQLError || isSafeError(original)) return error;
+  const apiError = toApiError(original);
+  if (apiError.statusCode >= 500) log.error({ err: original }, 'internal graphql failed');
+  return new GraphQLError(apiError.message, {
+    nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
+    originalError: original, extensions: { statusCode: apiError.statusCode, error: apiError.code },
+  });
+}
+
+/**
+ * Answers anything but a query with a GraphQL error. The schema has no mutation type, but
+ * graphql-js 16 has no validation rule for a missing operation type: a mutation would reach
+ * Grafast's planner, which logs a stack trace and fails with an internal error.
+ */
+const QueriesOnlyPlugin: GraphileConfig.Plugin = {
+  name: 'SvcQueriesOnlyPlugin',
+  version: '1.0.0',
+  grafast: {
+    middleware: {
+      execute(next, { args }) {
+        const operation = getOperationAST(args.document, args.operationName);
+        if (!operation || operation.operation === 'query') return next();
+        return { errors: [new GraphQLError(`This API is read-only: a ${operation.operation} is not accepted`, { nodes: operation })] };
+      },
+    },
+  },
+};
+
+export async function createInternalGraphql(
+  { pool, config }: { pool: pg.Pool; config: Config },
+): Promise<InternalGraphql> {
+  // Claims of HTTP requests, set by the authentication step in front of grafserv.
+  const claimsOf = new WeakMap<Request, Claims>();
+
+  const pgl = postgraphile({
+    extends: [PostGraphileAmberPreset, PgAggregatesPreset],
+    plugins: [QueriesOnlyPlugin],
+    pgServices: [makePgService({
+      // the service's login pool: pgSettings' `role` makes each transaction svc_request
+      pool,
+      schemas: ['app_public'],
+      pubsub: false,
+      // svc_login holds no rights until it sets a role, and it is a member of svc_worker as
+      // well as svc_request: PostGraphile's RBAC counts noinherit memberships, so as
+      // svc_login the schema would follow the union of both roles' grants. It is built from
+      // the grants of the role that requests run as.
+      pgSettingsForIntrospection: { role: 'svc_request' },
+    })],
+    schema: {
+      // Read-only. Writes are registry operations, whose scope, role and power are checked by
+      // authenticate for each operation; GraphQL authenticates with no such requirement, so it
+      // must not write: no generated CRUD, and no volatile function becomes a mutation.
+      defaultBehavior: '-insert -update -delete -mutationField',
+    },
+    grafast: {
+      // The per-request role and claims, as pgSettings that PostGraphile applies with
+      // set_config(…, true) in the operation's transaction (never pre-filled on the context).
+      context(requestContext) {
+        const req = requestContext.expressv4?.req;
+        const claims = requestContext.svc?.claims ?? (req && claimsOf.get(req));
+        if (!claims) throw new Error('internal GraphQL reached without claims');
+        return { pgSettings: pgSettingsFor(claims) };
+      },
+    },
+    grafserv: {
+      graphqlPath: INTERNAL_GRAPHQL_PATH,
+      graphiql: false,
+      websockets: false,
+      watch: false,
+      maskError,
+    },
+  });
+  // built now, so that a schema PostGraphile cannot read fails the start, not a request
+  const { schema, resolvedPreset } = await pgl.getSchemaResult();
+
+  let router: express.Router | undefined;
+  if (config.internalGraphql) {
+    router = express.Router();
+    // The same authentication as REST, before grafserv reads the body: failures are our 401
+    // envelope (with WWW-Authenticate) through the app's error handler.
+    router.all(INTERNAL_GRAPHQL_PATH, async (req, _res, next) => {
+      const key = bearerKey(req.get('authorization'));
+      if (!key) throw unauthorized();
+      const { claims } = await runStatement(pool, hashKey(key), ANY_KEY, undefined);
+      claimsOf.set(req, claims);
+      next();
+    });
+    // addTo only calls `use` on what it is given when websockets are off, so a router does.
+    await pgl.createServ(grafserv).addTo(router as unknown as express.Express, null, false);
+  }
+
+  return {
+    mount(app) {
+      if (router) app.use(router);
+    },
+    async execute(claims, query, variables) {
+      const result = await grafast({
+        schema,
+        resolvedPreset,
+        requestContext: { svc: { claims } },
+        source: query,
+        variableValues: variables ?? null,
+      });
+      if (Symbol.asyncIterator in result) {
+        await result.return?.();
+        throw new Error('@defer and @stream are not supported in-process');
+      }
+      return result;
+    },
+    async release() {
+      await pgl.release();
+    },
+  };
+}

@@ -1,0 +1,206 @@
+// The internal GraphQL layer: same keys, same claims, same row-level security as REST;
+// read-only; aggregates; nothing of app_private; and in-process execution under claims.
+import test from 'ava';
+import pg from 'pg';
+import type { Applied } from '../src/admin/fixture.ts';
+import { hashKey } from '../src/auth/keys.ts';
+import { loadConfig } from '../src/config.ts';
+import { runStatement, type Claims } from '../src/db/request.ts';
+import { createInternalGraphql, type InternalGraphql } from '../src/graphql/internal.ts';
+import { pgSettingsFor } from '../src/graphql/pg-settings.ts';
+import { startApp, type TestApp } from './helpers/app.ts';
+import { acmeFixture } from './helpers/fixtures.ts';
+
+let app: TestApp;
+let gql: InternalGraphql;
+let a: Applied;
+let b: Applied;
+test.before(async () => {
+  app = await startApp({
+    mount: async (deps) => {
+      gql = await createInternalGraphql(deps);
+      return gql.mount;
+    },
+  });
+  a = await app.apply(acmeFixture('GraphQL A'));
+  b = await app.apply(acmeFixture('GraphQL B'));
+});
+test.after.always(async () => {
+  await gql?.release();
+  await app?.close();
+});
+
+const post = (key: string | undefined, query: string, variables?: Record<string, unknown>) =>
+  app.request('POST', '/internal/graphql', { key, body: { query, variables } });
+
+const claimsOf = async (key: string): Promise<Claims> =>
+  (await runStatement(app.pool, hashKey(key), { scope: null, memberAccess: 'open', managerPower: null }, undefined)).claims;
+
+const TENANT = `{
+  allOrganizations { nodes { rowId } }
+  allLocations(orderBy: PRIMARY_KEY_ASC) { nodes { rowId organizationId } }
+  allContacts(orderBy: PRIMARY_KEY_ASC) { totalCount nodes { rowId organizationId } }
+}`;
+// uuids order as their hex text does
+const sorted = (ids: (string | undefined)[]) => [...ids].sort();
+
+test('a key sees only its own organization', async (t) => {
+  for (const tenant of [a, b]) {
+    const res = await post(tenant.keys.org, TENANT);
+    t.is(res.status, 200);
+    t.is(res.body.errors, undefined);
+    const { allOrganizations, allLocations, allContacts } = res.body.data;
+    t.deepEqual(allOrganizations.nodes, [{ rowId: tenant.organization_id }]);
+    t.deepEqual(allLocations.nodes.map((n: any) => n.rowId), sorted([tenant.ids.north, tenant.ids.south]));
+    t.is(allContacts.totalCount, 3);
+    t.deepEqual(allContacts.nodes.map((n: any) => n.rowId), sorted([tenant.ids.ann, tenant.ids.bob, tenant.ids.cy]));
+    t.true([...allLocations.nodes, ...allContacts.nodes].every((n: any) => n.organizationId === tenant.organization_id));
+  }
+});
+
+test('a row of another organization is simply absent', async (t) => {
+  const res = await post(a.keys.org, `query ($org: UUID!, $id: UUID!) {
+    contactByOrganizationIdAndRowId(organizationId: $org, rowId: $id) { rowId }
+  }`, { org: b.organization_id, id: b.ids.ann });
+  t.is(res.status, 200);
+  t.deepEqual(res.body, { data: { contactByOrganizationIdAndRowId: null } });
+});
+
+test('a location-limited key sees only its locations and their contacts', async (t) => {
+  const res = await post(a.keys.north_mgr, TENANT);
+  t.is(res.body.errors, undefined);
+  t.deepEqual(res.body.data.allLocations.nodes.map((n: any) => n.rowId), [a.ids.north]);
+  t.is(res.body.data.allContacts.totalCount, 1);
+  t.deepEqual(res.body.data.allContacts.nodes.map((n: any) => n.rowId), [a.ids.ann]);
+});
+
+test('a missing, unknown or malformed key gets the 401 envelope', async (t) => {
+  const cases: Record<string, string>[] = [
+    {},
+    { authorization: `Bearer svc_sk_${'Z'.repeat(32)}` },
+    { authorization: 'Bearer nope' },
+    { authorization: `Basic ${a.keys.org}` },
+  ];
+  for (const headers of cases) {
+    const res = await app.request('POST', '/internal/graphql', { headers, body: { query: '{ __typename }' } });
+    t.is(res.status, 401);
+    t.is(res.headers.get('www-authenticate'), 'Bearer');
+    t.like(res.body, { statusCode: 401, error: 'unauthorized', path: '/internal/graphql' });
+    t.is(typeof res.body.timestamp, 'string');
+  }
+});
+
+test('aggregates over contacts follow the same policies', async (t) => {
+  const query = `{ allContacts {
+    totalCount
+    aggregates { sum { totalCalls } max { totalCalls } distinctCount { totalCalls } }
+  } }`;
+  const whole = await post(a.keys.org, query);
+  t.is(whole.body.errors, undefined);
+  t.deepEqual(whole.body.data.allContacts, {
+    totalCount: 3,
+    aggregates: { sum: { totalCalls: '2' }, max: { totalCalls: 2 }, distinctCount: { totalCalls: '2' } },
+  });
+  const south = await post(a.keys.weak_mgr_personal, query);
+  t.is(south.body.errors, undefined);
+  t.deepEqual(south.body.data.allContacts, {
+    totalCount: 1,
+    aggregates: { sum: { totalCalls: '0' }, max: { totalCalls: 0 }, distinctCount: { totalCalls: '1' } },
+  });
+});
+
+test('the schema is read-only: no mutations at all', async (t) => {
+  const res = await post(a.keys.org, '{ __schema { mutationType { name } } }');
+  t.deepEqual(res.body, { data: { __schema: { mutationType: null } } });
+  const write = await post(a.keys.org, `mutation { createContact(input: { contact: { name: "x" } }) { clientMutationId } }`);
+  t.is(write.status, 400);
+  t.regex(write.body.errors?.[0]?.message ?? '', /read-only/);
+  t.is(write.body.data, undefined);
+  const { rows: [{ n }] } = await app.db.owner.query(`select count(*)::int as n from app_public.contacts`);
+  t.is(n, 6);
+});
+
+test('nothing of app_private is reachable', async (t) => {
+  const res = await post(a.keys.org, '{ __schema { types { name } queryType { fields { name } } } }');
+  const types: string[] = res.body.data.__schema.types.map((x: any) => x.name);
+  const { rows } = await app.db.owner.query(
+    `select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'app_private' and c.relkind in ('r', 'v', 'm', 'p')`);
+  t.true(rows.length > 0);
+  for (const { relname } of rows as { relname: string }[]) {
+    const typeName = relname.replace(/s$/, '').replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
+    t.false(types.some((name) => name.startsWith(typeName)), `${relname} appears as ${typeName}`);
+  }
+  // one connection per app_public table, and no more
+  const { rows: [{ n }] } = await app.db.owner.query(
+    `select count(*)::int as n from pg_tables where schemaname = 'app_public'`);
+  const connections = res.body.data.__schema.queryType.fields.filter((f: any) => /^all[A-Z]/.test(f.name));
+  t.is(connections.length, n);
+  const direct = await post(a.keys.org, '{ allApiKeys { nodes { keyHash } } }');
+  t.regex(direct.body.errors?.[0]?.message ?? '', /Cannot query field "allApiKeys"/);
+});
+
+test('SVC_INTERNAL_GRAPHQL=off answers 404', async (t) => {
+  let off: InternalGraphql | undefined;
+  const other = await startApp({
+    env: { SVC_INTERNAL_GRAPHQL: 'off' },
+    mount: async (deps) => (off = await createInternalGraphql(deps)).mount,
+  });
+  try {
+    const tenant = await other.apply(acmeFixture('GraphQL off'));
+    const res = await other.request('POST', '/internal/graphql', { key: tenant.keys.org, body: { query: '{ __typename }' } });
+    t.is(res.status, 404);
+    t.like(res.body, { statusCode: 404, error: 'not_found', path: '/internal/graphql' });
+    // handlers may still run GraphQL in-process
+    const inProcess = await off!.execute(
+      (await runStatement(other.pool, hashKey(tenant.keys.org!), { scope: null, memberAccess: 'open', managerPower: null }, undefined)).claims,
+      '{ allContacts { totalCount } }');
+    t.deepEqual(inProcess, { data: { allContacts: { totalCount: 3 } } });
+  } finally {
+    await off?.release();
+    await other.close();
+  }
+});
+
+test('SVC_INTERNAL_GRAPHQL is on by default and takes only on or off', (t) => {
+  t.true(loadConfig({}).internalGraphql);
+  t.true(loadConfig({ SVC_INTERNAL_GRAPHQL: 'on' }).internalGraphql);
+  t.false(loadConfig({ SVC_INTERNAL_GRAPHQL: 'off' }).internalGraphql);
+  t.throws(() => loadConfig({ SVC_INTERNAL_GRAPHQL: 'false' }), { message: /SVC_INTERNAL_GRAPHQL/ });
+});
+
+test('execute runs in-process under the given claims', async (t) => {
+  const query = `query ($first: Int) { allContacts(first: $first, orderBy: PRIMARY_KEY_ASC) { totalCount nodes { rowId } } }`;
+  const north = await gql.execute(await claimsOf(a.keys.north_mgr!), query, { first: 10 });
+  t.deepEqual(north, { data: { allContacts: { totalCount: 1, nodes: [{ rowId: a.ids.ann }] } } });
+  const other = await gql.execute(await claimsOf(b.keys.org!), query, { first: 1 });
+  const first = sorted([b.ids.ann, b.ids.bob, b.ids.cy])[0];
+  t.deepEqual(other, { data: { allContacts: { totalCount: 3, nodes: [{ rowId: first }] } } });
+});
+
+test('pgSettings carry exactly the claims authenticate sets, for every kind of key', async (t) => {
+  const client = new pg.Client(app.db.ownerUrl);
+  await client.connect();
+  try {
+    // every claim authenticate sets, read from its definition, so that a new one fails here
+    const { rows: [{ names }] } = await client.query(String.raw`
+      select array(select distinct m[1] from regexp_matches(
+        pg_get_functiondef('app_hidden.authenticate(bytea, text, text, text)'::regprocedure),
+        'set_config\(''(svc\.\w+)''', 'g') m order by 1) as names`);
+    t.true(names.length >= 9);
+    for (const [ref, key] of Object.entries(a.keys)) {
+      await client.query('begin');
+      await client.query('set local role svc_request');
+      const { rows: [{ claims }] } = await client.query(
+        `select app_hidden.authenticate($1, null, 'open', null) as claims`, [hashKey(key)]);
+      const { rows } = await client.query(
+        `select name, current_setting(name) as setting from unnest($1::text[]) name`, [names]);
+      await client.query('rollback');
+      const { role, ...settings } = pgSettingsFor(claims as Claims);
+      t.is(role, 'svc_request');
+      t.deepEqual(settings, Object.fromEntries(rows.map((r) => [r.name, r.setting])), ref);
+    }
+  } finally {
+    await client.end();
+  }
+});
