@@ -2,9 +2,9 @@
 // written in one transaction as the owner: operators create tenants, the public API never does.
 import { z } from 'zod';
 import type pg from 'pg';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { ALL_SCOPES, POWERS, type Power, type Scope } from '../auth/scopes.ts';
 import { generateKey, hashKey } from '../auth/keys.ts';
+import { toE164 } from '../contacts/phone.ts';
 
 const ref = z.string().min(1).max(200);
 const refs = z.array(ref);
@@ -77,6 +77,17 @@ const Note = z.strictObject({
   created_at: z.iso.datetime({ offset: true }).optional(),
 });
 
+const Interaction = z.strictObject({
+  ref: ref.optional(),
+  channel: z.enum(['voice', 'chat', 'sms']),
+  status: z.enum(['in_progress', 'completed', 'abandoned']).default('completed'),
+  location_ref: ref.optional(),
+  summary: z.string().max(20000).optional(),
+  captured_fields: z.record(z.string(), z.unknown()).default({}),
+  started_at: z.iso.datetime({ offset: true }).optional(),
+  ended_at: z.iso.datetime({ offset: true }).optional(),
+});
+
 const Contact = z.strictObject({
   ref: ref.optional(),
   name: z.string().max(200).nullish(),
@@ -87,10 +98,14 @@ const Contact = z.strictObject({
   tags: z.array(z.string().min(1).max(120)).default([]),
   custom_fields: z.record(z.string(), z.unknown()).default({}),
   sms_consent: z.boolean().default(false),
+  sms_consent_source: z.string().min(1).max(200).optional(),
+  email_suppressed: z.boolean().default(false),
+  sms_opted_out: z.boolean().default(false),
   total_calls: z.int().min(0).default(0),
   first_seen_at: z.iso.datetime({ offset: true }).optional(),
   last_seen_at: z.iso.datetime({ offset: true }).optional(),
   notes: z.array(Note).default([]),
+  interactions: z.array(Interaction).default([]),
 });
 
 export const Fixture = z.strictObject({
@@ -122,15 +137,11 @@ function validTimeZone(tz: string): boolean {
   }
 }
 
-/**
- * E.164 form of a phone number, or a FixtureError naming where it came from. "Possible"
- * (right length for its country) rather than "valid": reserved ranges such as +1 555 are
- * what tests and demos use.
- */
+/** E.164 form of a phone number (contacts/phone.ts), or a FixtureError naming where it came from. */
 export function normalizePhone(raw: string, where: string): string {
-  const parsed = parsePhoneNumberFromString(raw);
-  if (!parsed || !parsed.isPossible()) throw new FixtureError(`${where}: "${raw}" is not a valid phone number with country code`);
-  return parsed.number;
+  const e164 = toE164(raw);
+  if (!e164) throw new FixtureError(`${where}: "${raw}" is not a valid phone number with country code`);
+  return e164;
 }
 
 function checkFieldValue(type: string, options: string[] | undefined, value: unknown, where: string): void {
@@ -302,17 +313,20 @@ export async function applyFixture(client: pg.ClientBase, f: Fixture): Promise<A
     }
     const stageId = c.stage_ref ? resolve(c.stage_ref, `${where}.stage_ref`, stages) : null;
     const phone = c.phone ? normalizePhone(c.phone, `${where}.phone`) : null;
+    if (c.sms_consent && c.sms_opted_out) throw new FixtureError(`${where}: a contact cannot both consent to SMS and be opted out`);
+    if (c.email_suppressed && !c.email) throw new FixtureError(`${where}: email_suppressed needs an email`);
+    if ((c.sms_opted_out || c.sms_consent_source) && !phone) throw new FixtureError(`${where}: SMS consent and opt-out need a phone`);
     const seenAt = c.last_seen_at ?? c.first_seen_at;
     let row: { id: string } | undefined;
     try {
       [row] = await q<{ id: string }>(
         `insert into app_public.contacts (organization_id, name, email, phone, stage_id, field_values, sms_consent,
-           sms_consent_at, total_calls, first_seen_at, last_seen_at)
-         values ($1, $2, $3, $4, $5, $6, $7, case when $7 then now() end, $8,
+           sms_consent_at, sms_consent_source, total_calls, first_seen_at, last_seen_at)
+         values ($1, $2, $3, $4, $5, $6, $7, case when $7 then now() end, $11, $8,
            coalesce($9::timestamptz, now()), coalesce($10::timestamptz, $9::timestamptz, now()))
          returning id`,
         [orgId, c.name ?? null, c.email ?? null, phone, stageId, JSON.stringify(c.custom_fields), c.sms_consent,
-          c.total_calls, c.first_seen_at ?? null, seenAt ?? null],
+          c.total_calls, c.first_seen_at ?? null, seenAt ?? null, c.sms_consent_source ?? null],
       );
     } catch (e) {
       if ((e as { code?: string }).code === '23505') throw new FixtureError(`${where}: another contact already uses this email or phone`);
@@ -336,6 +350,13 @@ export async function applyFixture(client: pg.ClientBase, f: Fixture): Promise<A
       await q(`insert into app_public.contact_tags (organization_id, contact_id, tag_id) values ($1, $2, $3) on conflict do nothing`,
         [orgId, id, tagId]);
     }
+    if (c.email_suppressed) {
+      await q(`insert into app_public.email_suppressions (organization_id, email, contact_id) values ($1, $2, $3)
+               on conflict do nothing`, [orgId, c.email, id]);
+    }
+    if (c.sms_opted_out) {
+      await q(`insert into app_public.sms_opt_outs (organization_id, phone, contact_id) values ($1, $2, $3)`, [orgId, phone, id]);
+    }
     for (const [j, n] of c.notes.entries()) {
       const nWhere = `${where}.notes[${j}]`;
       if (n.source === 'location_private' && !n.location_ref) throw new FixtureError(`${nWhere}: a location_private note needs location_ref`);
@@ -345,6 +366,20 @@ export async function applyFixture(client: pg.ClientBase, f: Fixture): Promise<A
         [orgId, id, n.body, n.source, n.location_ref ? resolve(n.location_ref, `${nWhere}.location_ref`, locations) : null,
           n.author_ref ? resolve(n.author_ref, `${nWhere}.author_ref`, people) : null, n.created_at ?? null],
       );
+    }
+    for (const [j, it] of c.interactions.entries()) {
+      const iWhere = `${where}.interactions[${j}]`;
+      if (it.started_at && it.ended_at && Date.parse(it.ended_at) < Date.parse(it.started_at)) {
+        throw new FixtureError(`${iWhere}: ended_at is before started_at`);
+      }
+      const [row] = await q<{ id: string }>(
+        `insert into app_public.interactions (organization_id, contact_id, location_id, channel, status, summary,
+           captured_fields, started_at, ended_at)
+         values ($1, $2, $3, $4, $5, $6, $7, coalesce($8::timestamptz, now()), $9) returning id`,
+        [orgId, id, it.location_ref ? resolve(it.location_ref, `${iWhere}.location_ref`, locations) : null, it.channel,
+          it.status, it.summary ?? null, JSON.stringify(it.captured_fields), it.started_at ?? null, it.ended_at ?? null],
+      );
+      remember(it.ref, row!.id, iWhere);
     }
   }
   if (tagIds.size > f.organization.tag_limit) {

@@ -2,5 +2,6 @@
 // answers 404: absent from the document means not live.
 import type { AnyOperation } from './operation.ts';
 import { meGet } from '../me/operations.ts';
+import { contactsOperations } from '../contacts/index.ts';
 
-export const operations: readonly AnyOperation[] = [meGet];
+export const operations: readonly AnyOperation[] = [meGet, ...contactsOperations];
