@@ -1,20 +1,25 @@
 // A server to measure, in its own process so the load generator does not share its event
-// loop: `svc` is the real app; `bare` is express + pg doing the same primary-key lookup with
-// no authentication, claims or RLS: the baseline.
+// loop: `svc` is the real app without rate limiting, `svc-limited` the same with it; `bare` is
+// express + pg doing the same primary-key lookup with no authentication, claims or RLS: the
+// baseline.
 import express from 'express';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
 import { operations } from '../src/registry/index.ts';
 import { listen } from '../src/server.ts';
+import { RateLimiter, postgresWindowStore } from '../src/http/rate-limit.ts';
 
 const [kind, ownerUrl, loginUrl, orgId] = process.argv.slice(2) as [string, string, string, string];
 const POOL = 20;
 
 let app: express.Express;
-if (kind === 'svc') {
+if (kind === 'svc' || kind === 'svc-limited') {
   const pool = new pg.Pool({ connectionString: loginUrl, max: POOL });
-  app = createApp({ pool, config: loadConfig(), operations });
+  // The limited target counts every request against a limit it never reaches, so the
+  // difference between the two is the limiter's own cost.
+  const limiter = kind === 'svc-limited' ? new RateLimiter({ limit: 1e9, store: postgresWindowStore(pool) }) : undefined;
+  app = createApp({ pool, config: loadConfig(), operations, limiter });
 } else {
   const pool = new pg.Pool({ connectionString: ownerUrl, max: POOL });
   app = express();

@@ -25,7 +25,7 @@ for (let i = 1; i < ORGS; i++) {
 }
 await bench.owner.query('vacuum analyze');
 
-async function measure(kind: 'bare' | 'svc', path: string, headers: Record<string, string> = {}): Promise<Load> {
+async function measure(kind: 'bare' | 'svc' | 'svc-limited', path: string, headers: Record<string, string> = {}): Promise<Load> {
   const { url, child } = await startTarget([kind, bench.ownerUrl, bench.loginUrl, target.organization_id]);
   try {
     await load(url + path, { connections: CONNECTIONS, seconds: 3, headers }); // warm-up
@@ -38,17 +38,19 @@ async function measure(kind: 'bare' | 'svc', path: string, headers: Record<strin
 // The two targets alternate over several rounds and the medians are compared, so a noisy
 // moment on the machine does not decide the ratio.
 const auth = { authorization: `Bearer ${target.keys.org}` };
-const runs: { bare: Load[]; me: Load[] } = { bare: [], me: [] };
+const runs: { bare: Load[]; me: Load[]; limited: Load[] } = { bare: [], me: [], limited: [] };
 for (let round = 0; round < ROUNDS; round++) {
   runs.bare.push(await measure('bare', '/bare/org'));
   runs.me.push(await measure('svc', '/api/v1/me', auth));
+  runs.limited.push(await measure('svc-limited', '/api/v1/me', auth));
 }
-for (const r of [...runs.bare, ...runs.me]) {
+for (const r of [...runs.bare, ...runs.me, ...runs.limited]) {
   if (r.non2xx || r.errors) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors`);
 }
 const median = (xs: Load[]) => [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)]!;
 const bare = median(runs.bare);
 const me = median(runs.me);
+const limited = median(runs.limited);
 await bench.owner.end();
 await bench.db.stop();
 
@@ -71,6 +73,16 @@ ${row('bare express + pg, primary-key lookup (no auth)', bare)}
 ${row('me_get: key lookup, scope check, claims, RLS read', me)}
 
 Ratio me_get / bare: **${fmt(ratio * 100, 1)}%** (target ≥ 50%); me_get p99 **${fmt(me.p99, 1)} ms** (target < 25 ms).
+
+### What the rate limiter costs
+
+| target | requests/s | p50 ms | p99 ms |
+|---|---:|---:|---:|
+${row('me_get without rate limiting', me)}
+${row('me_get counted by the rate limiter (shared store, limit never reached)', limited)}
+
+Limiter cost: **${fmt((1 - limited.rps / me.rps) * 100, 1)}%** of throughput (target < 5%; all rounds: ${runs.limited.map((r) => fmt(r.rps)).join(', ')}
+requests/s). It counts in memory and reconciles with PostgreSQL once a second, never per request.
 
 How: the key is resolved, authorized and the claims set by one security-definer call sent in the
 same simple-protocol message as \`set local role\` and the read, both as prepared statements, so a
