@@ -7,6 +7,7 @@ import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createApp } from './http/app.ts';
+import { createInternalGraphql } from './graphql/internal.ts';
 import { RateLimiter, postgresWindowStore } from './http/rate-limit.ts';
 import { log } from './log.ts';
 import { operations } from './registry/index.ts';
@@ -48,7 +49,8 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
     throw new Error(`cannot connect as svc_login (${e.message}); set SVC_LOGIN_PASSWORD or allow trust auth for svc_login`);
   });
   const limiter = config.rateLimit ? new RateLimiter({ limit: config.rateLimit, store: postgresWindowStore(pool) }) : undefined;
-  const app = createApp({ pool, config, operations, limiter });
+  const graphql = await createInternalGraphql({ pool, config });
+  const app = createApp({ pool, config, operations, limiter, mount: graphql.mount });
   const server = await listen(app, opts.port ?? config.port, config.host);
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : config.baseUrl;
@@ -65,6 +67,7 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
     await runner?.stop();
     limiter?.stop();
     await limiter?.flush();
+    await graphql.release();
     await pool.end();
     await db.stop();
   })());

@@ -204,3 +204,10 @@ test('pgSettings carry exactly the claims authenticate sets, for every kind of k
     await client.end();
   }
 });
+
+test('a key without every read scope gets 403 insufficient_scope', async (t) => {
+  const res = await post(a.keys.org_reader, TENANT);
+  t.is(res.status, 403);
+  t.is(res.body.error, 'insufficient_scope');
+  t.regex(res.body.required, /:read$/);
+});

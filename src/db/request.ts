@@ -50,11 +50,22 @@ async function ensurePrepared(client: pg.ClientBase, name: string, text: string)
   if (names.has(name)) return;
   if (names.size >= 1000) {
     // a safety net: statement texts are fixed per operation, so this should never fill up
-    await client.query('deallocate all');
-    names.clear();
+    await forget(client);
+    names = new Set();
+    prepared.set(client, names);
   }
   await client.query(`set local role svc_request; prepare ${name} as ${text}`);
   names.add(name);
+}
+
+/**
+ * Drops this module's prepared statements from a connection. Only ours: the internal GraphQL
+ * layer prepares its own on the same pooled connections and would not know they were gone.
+ */
+async function forget(client: pg.ClientBase): Promise<void> {
+  const names = prepared.get(client);
+  prepared.delete(client);
+  for (const name of names ?? []) await client.query(`deallocate ${name}`).catch(() => undefined);
 }
 
 function execute(name: string, values: readonly unknown[]): string {
@@ -95,8 +106,7 @@ export async function runStatement(
         return { claims: results[1]!.rows[0]!.claims as Claims, rows: statement ? results[2]!.rows : [] };
       } catch (e) {
         if (attempt > 0 || !STALE_PLAN.has((e as { code?: string }).code ?? '')) throw e;
-        await client.query('deallocate all');
-        prepared.delete(client);
+        await forget(client);
       }
     }
   } catch (e) {

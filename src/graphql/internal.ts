@@ -15,7 +15,8 @@ import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { bearerKey, hashKey } from '../auth/keys.ts';
 import type { Config } from '../config.ts';
 import { runStatement, type Claims, type Requirement } from '../db/request.ts';
-import { toApiError, unauthorized } from '../http/errors.ts';
+import { ApiError, toApiError, unauthorized } from '../http/errors.ts';
+import { ALL_SCOPES } from '../auth/scopes.ts';
 import { log } from '../log.ts';
 import { pgSettingsFor } from './pg-settings.ts';
 
@@ -30,9 +31,11 @@ declare global {
   }
 }
 
-// GraphQL is no operation of the registry: any valid key may use it, and the policies decide
-// what it sees. A key's scopes are therefore not checked here (see README).
+// GraphQL is no operation of the registry and reads every app_public table the policies
+// allow, so it is for keys that hold every read scope: a scope-limited key could otherwise
+// read what its scopes deny (see README). Role and location limits apply through the policies.
 const ANY_KEY: Requirement = { scope: null, memberAccess: 'open', managerPower: null };
+const READ_SCOPES = ALL_SCOPES.filter((s) => s.endsWith(':read'));
 
 export interface InternalGraphql {
   /** Adds /internal/graphql to the app (createApp's `mount`); adds nothing when turned off. */
@@ -136,6 +139,11 @@ export async function createInternalGraphql(
       const key = bearerKey(req.get('authorization'));
       if (!key) throw unauthorized();
       const { claims } = await runStatement(pool, hashKey(key), ANY_KEY, undefined);
+      const missing = READ_SCOPES.find((s) => !claims.scopes.includes(s));
+      if (missing) {
+        throw new ApiError(403, 'insufficient_scope', `Internal GraphQL needs every read scope; this key lacks ${missing}`,
+          { required: missing });
+      }
       claimsOf.set(req, claims);
       next();
     });

@@ -111,6 +111,7 @@ export function createApp(deps: AppDeps): express.Express {
     sendError(req, res, new ApiError(405, 'method_not_allowed', 'The MCP endpoint is stateless: only POST is served'));
   });
 
+  app.use('/internal', rateLimited(deps.limiter, 'internal'));
   deps.mount?.(app);
 
   app.use(rateLimited(deps.limiter, 'unmatched'), (req: Request, res: Response) => sendError(req, res, notFound('Route')));
