@@ -11,7 +11,7 @@ import { readJsonBody, validateInput } from './input.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
-import { MCP_PATH, mcpHandler } from '../mcp/endpoint.ts';
+import { MCP_PATH, mcpHandler, originCheck } from '../mcp/endpoint.ts';
 
 export interface AppDeps extends ExecuteDeps {
   operations: readonly AnyOperation[];
@@ -96,16 +96,7 @@ export function createApp(deps: AppDeps): express.Express {
   // MCP: DNS-rebinding protection (the SDK's Host check, and Origin when a browser sends one)
   // before anything else; GET and DELETE have no meaning in stateless mode.
   app.post(MCP_PATH, rateLimited(deps.limiter, `POST ${MCP_PATH}`), hostHeaderValidation(deps.config.allowedHosts),
-    (req, res, next) => {
-      const origin = req.get('origin');
-      let host: string | undefined;
-      try { host = origin ? new URL(origin).hostname : undefined; } catch { host = '?'; }
-      if (host !== undefined && !deps.config.allowedHosts.includes(host)) {
-        return sendError(req, res, new ApiError(403, 'forbidden_origin', 'Requests from this origin are not accepted'));
-      }
-      next();
-    },
-    mcpHandler(deps, deps.operations));
+    originCheck(deps.config.allowedHosts), mcpHandler(deps, deps.operations));
   app.all(MCP_PATH, (req, res) => {
     res.set('Allow', 'POST');
     sendError(req, res, new ApiError(405, 'method_not_allowed', 'The MCP endpoint is stateless: only POST is served'));

@@ -73,6 +73,19 @@ function negotiate(req: Request): boolean {
   return json >= 0 && (sse < 0 || json < sse);
 }
 
+/** A browser's Origin must name this service too (the SDK checks Host). */
+export function originCheck(allowedHosts: readonly string[]) {
+  return (req: Request, _res: Response, next: () => void): void => {
+    const origin = req.get('origin');
+    if (origin !== undefined) {
+      let host = '';
+      try { host = new URL(origin).hostname; } catch { /* not a URL: refused below */ }
+      if (!allowedHosts.includes(host)) throw new ApiError(403, 'forbidden_origin', 'Requests from this origin are not accepted');
+    }
+    next();
+  };
+}
+
 export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[]) {
   return async (req: Request, res: Response): Promise<void> => {
     const key = bearerKey(req.get('authorization'));
