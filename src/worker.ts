@@ -1,17 +1,54 @@
 // graphile-worker inside `svc serve` or alone as `svc worker`. It runs on the owner
 // connection (it manages its own schema); tasks that act on tenant data open their own
 // transaction as svc_worker with the tenant's claims.
+//
+// Shutdown: runner.stop() stops taking jobs and waits for the running ones to finish; a job that
+// throws goes back to the queue with its retry. Tasks ignore graphile-worker's abort signal on
+// purpose: cutting a send short leaves its outcome unknown, and the transports' own timeouts
+// already bound how long a delivery takes. A process killed outright leaves its jobs locked
+// until graphile-worker frees locks older than 4 hours; they run then.
 import { run, Logger, type Runner } from 'graphile-worker';
-import { taskList } from '../workers/index.ts';
+import pg from 'pg';
+import { crontab, createTaskList } from '../workers/index.ts';
+import { loadConfig } from './config.ts';
+import { createTransports, type Transports } from './delivery/index.ts';
 import { log } from './log.ts';
 
-const logger = new Logger((scope) => (level, message, meta) => {
+export const workerLogger = new Logger((scope) => (level, message, meta) => {
   const fn = level === 'error' ? log.error : level === 'warning' ? log.warn : log.debug;
   fn.call(log, { scope, ...meta }, message);
 });
 
-export async function startWorker(connectionString: string): Promise<Runner> {
-  const runner = await run({ connectionString, taskList, concurrency: 4, noHandleSignals: true, pollInterval: 1000, logger });
-  log.info({ tasks: Object.keys(taskList) }, 'worker started');
-  return runner;
+// Unbatched, graphile-worker records a finished job without waiting for the write, so stop()
+// could resolve (and the process exit) before the job is marked done or failed, and a job run to
+// the end would stay locked for hours. Batched, stop() waits for those writes; a delay of 0
+// batches within one tick, adding no latency.
+export const workerPreset = { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } };
+
+/** Starts the workers; `transports` (from createTransports, which validates the settings) default to the environment's. */
+export async function startWorker(connectionString: string, transports: Transports = createTransports(loadConfig())): Promise<Runner> {
+  const taskList = createTaskList(transports);
+  // Our own pool, so that stop() resolves only once every worker connection is closed: the pool
+  // graphile-worker makes is ended without waiting, and a connection still closing when the
+  // embedded database stops would throw. Sized as graphile-worker's default (concurrency + room).
+  const pgPool = new pg.Pool({ connectionString, max: 10 });
+  pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
+  let runner: Runner;
+  try {
+    runner = await run({
+      pgPool, taskList, crontab, concurrency: 4, noHandleSignals: true, pollInterval: 1000, logger: workerLogger, preset: workerPreset,
+    });
+  } catch (e) {
+    await pgPool.end();
+    throw e;
+  }
+  log.info({ tasks: Object.keys(taskList), email: transports.email.name, sms: transports.sms.name }, 'worker started');
+  const stop = async (reason?: string) => {
+    try {
+      await runner.stop(reason);
+    } finally {
+      await pgPool.end();
+    }
+  };
+  return { ...runner, stop, [Symbol.asyncDispose]: () => stop() };
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { loadConfig } from '../config.ts';
 import { openDatabase, type Database } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
+import { createTransports } from '../delivery/index.ts';
 import { operations } from '../registry/index.ts';
 import { openApiDocument } from '../registry/openapi.ts';
 import { serve } from '../server.ts';
@@ -138,10 +139,13 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'worker': {
       args(rest);
+      const config = loadConfig();
+      // An unsupported EMAIL_TRANSPORT/SMS_TRANSPORT stops here, before any database starts.
+      const transports = createTransports(config);
       const started = (async () => {
-        const db = await openDatabase(loadConfig());
+        const db = await openDatabase(config);
         await migrate(db.ownerUrl, db.loginPassword);
-        return { db, runner: await startWorker(db.ownerUrl) };
+        return { db, runner: await startWorker(db.ownerUrl, transports) };
       })();
       untilSignal(async () => {
         const { db, runner } = await started;

@@ -1,0 +1,60 @@
+// Where an outgoing message goes: one transport per channel, chosen once from EMAIL_TRANSPORT
+// and SMS_TRANSPORT (README: Background work and delivery). An unsupported value fails when the
+// worker starts, not at the first send hours later.
+import type pg from 'pg';
+import type { Config } from '../config.ts';
+import { sinkTransport } from './sink.ts';
+import { smtpTransport } from './smtp.ts';
+import { httpSmsTransport } from './sms_http.ts';
+
+/** A row of app_private.outgoing_messages, as the delivery task hands it over. */
+export interface OutgoingMessage {
+  organization_id: string;
+  id: string;
+  channel: 'email' | 'sms';
+  sender: string | null;
+  recipient: string;
+  subject: string | null;
+  body: string;
+  meta: Record<string, unknown>;
+}
+
+export interface Transport {
+  /** For logs: which kind of transport this is (never its URL, which may carry credentials). */
+  readonly name: string;
+  /**
+   * Hands one message over and resolves once it was accepted; throws otherwise. `tx` is the
+   * delivering transaction, which marks the message sent right after and commits.
+   */
+  send(message: OutgoingMessage, tx: pg.ClientBase): Promise<void>;
+}
+
+export type Transports = Record<OutgoingMessage['channel'], Transport>;
+
+export function createTransports(config: Pick<Config, 'emailTransport' | 'smsTransport'>): Transports {
+  return { email: emailTransport(config.emailTransport), sms: smsTransport(config.smsTransport) };
+}
+
+function emailTransport(setting: string): Transport {
+  if (setting === 'sink') return sinkTransport;
+  const protocol = protocolOf(setting);
+  if (protocol === 'smtp:' || protocol === 'smtps:') return smtpTransport(setting);
+  throw new Error(`EMAIL_TRANSPORT must be "sink" or an smtp:// or smtps:// URL, got "${redact(setting)}"`);
+}
+
+function smsTransport(setting: string): Transport {
+  if (setting === 'sink') return sinkTransport;
+  const protocol = protocolOf(setting);
+  if (protocol === 'http:' || protocol === 'https:') return httpSmsTransport(setting);
+  throw new Error(`SMS_TRANSPORT must be "sink" or an http:// or https:// provider URL, got "${redact(setting)}"`);
+}
+
+const protocolOf = (setting: string): string | undefined => (URL.canParse(setting) ? new URL(setting).protocol : undefined);
+
+/** The setting as it may appear in an error message: without its password. */
+function redact(setting: string): string {
+  if (!URL.canParse(setting)) return setting;
+  const url = new URL(setting);
+  if (url.password) url.password = '***';
+  return url.toString();
+}

@@ -1,0 +1,24 @@
+// Email over SMTP (EMAIL_TRANSPORT=smtp://user:pass@host:port or smtps://…), through nodemailer.
+import nodemailer from 'nodemailer';
+import type { Transport } from './index.ts';
+
+export function smtpTransport(url: string): Transport {
+  // One connection per message (no pool): nothing outlives a stopped worker. The timeouts bound
+  // how long a delivery can hold up a graceful shutdown; the URL's own query options win.
+  const mailer = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+  return {
+    name: 'smtp',
+    async send(m) {
+      const domain = m.sender?.split('@')[1] || 'localhost';
+      await mailer.sendMail({
+        from: m.sender ?? undefined,
+        to: m.recipient,
+        subject: m.subject ?? '',
+        text: m.body,
+        // Stable per message: if a retry sends it again (see workers/deliver_message.ts), the
+        // receiving side can recognise the duplicate.
+        messageId: `<${m.id}@${domain}>`,
+      });
+    },
+  };
+}
