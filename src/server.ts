@@ -13,6 +13,7 @@ import { log } from './log.ts';
 import { operations } from './registry/index.ts';
 import { describeSeed, seedIfEmpty } from './seed/demo.ts';
 import { startWorker } from './worker.ts';
+import { createTransports } from './delivery/index.ts';
 
 export interface Running {
   server: Server;
@@ -36,6 +37,8 @@ export async function listen(app: ReturnType<typeof createApp>, port: number, ho
 
 export async function serve(opts: { port?: number; worker: boolean; config?: Config }): Promise<Running> {
   const config = opts.config ?? loadConfig();
+  // A bad EMAIL_TRANSPORT or SMS_TRANSPORT stops the start before anything listens.
+  const transports = opts.worker ? createTransports(config) : undefined;
   const db = await openDatabase(config);
   await migrate(db.ownerUrl, db.loginPassword);
 
@@ -55,7 +58,7 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : config.baseUrl;
   let runner: Runner | undefined;
-  if (opts.worker) runner = await startWorker(db.ownerUrl);
+  if (transports) runner = await startWorker(db.ownerUrl, transports);
   log.info({ url, worker: opts.worker }, 'serving');
 
   let stopping: Promise<void> | undefined;
