@@ -33,6 +33,7 @@ export async function startWorker(connectionString: string, transports: Transpor
   // embedded database stops would throw. Sized as graphile-worker's default (concurrency + room).
   const pgPool = new pg.Pool({ connectionString, max: 10 });
   pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
+  pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
   let runner: Runner;
   try {
     runner = await run({

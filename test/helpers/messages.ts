@@ -41,6 +41,8 @@ export async function runJobs(db: TestDatabase, transports: Transports, concurre
   // Our own pool, ended and awaited here: graphile-worker does not wait for the pool it makes to
   // close, and a connection still closing when the file drops its database would throw.
   const pgPool = new pg.Pool({ connectionString: db.ownerUrl, max: concurrency + 2 });
+  pgPool.on('error', () => undefined); // an idle connection dropped with the database
+  pgPool.on('connect', (client) => client.on('error', () => undefined));
   try {
     await runOnce({ pgPool, taskList: createTaskList(transports), concurrency, logger: workerLogger, preset: workerPreset });
   } finally {
