@@ -1,5 +1,5 @@
 --! Previous: sha1:c63d6069c2e1e14027752166a06e24e8641ec1e1
---! Hash: sha1:fc92343b3a13d1d77075daef051b955faa03a11d
+--! Hash: sha1:4bc8f566e7e35766400585493d5cdcd35915a84c
 --! Message: contacts: operations, suppression, SMS opt-outs, interactions, search indexes
 
 -- Contacts: the CRM operations. One SQL function per operation (SECURITY INVOKER, so the
@@ -9,9 +9,20 @@
 -- Field limiting (spec: Contact): a MEMBER, and a MANAGER without the contacts power, read
 -- only id, name, email and phone. That is decided here, by app_hidden.current_sees_contact_details(),
 -- never in TypeScript.
+--
+-- Indexes under RLS: PostgreSQL uses a condition as an index condition on a table with row
+-- security only when its operator is leakproof (otherwise it could reveal rows the policy
+-- hides). texteq and uuid_eq are; citext's = and every LIKE/ILIKE are not. So email lookups
+-- compare the text column email_key (lower(email)), and the trigram search finds its
+-- candidates in app_hidden.contact_ids_matching, whose results the caller's policies filter.
 
 -- btree_gin lets the trigram index lead with organization_id like every other index.
 create extension if not exists btree_gin;
+
+-- API requests are short: compiling a plan with LLVM (JIT, on by default for plans above
+-- jit_above_cost) costs tens of milliseconds that a request never wins back. Roles are
+-- cluster-wide; this is the service's own login role (analysts keep JIT).
+alter role svc_login set jit = off;
 
 set local role svc_owner;
 
@@ -19,9 +30,15 @@ set local role svc_owner;
 -- Contacts: columns, constraints and indexes the operations need
 --------------------------------------------------------------------------------
 alter table app_public.contacts
+  add column email_key text generated always as (lower(email::text)) stored,
   add column sms_consent_source text check (length(sms_consent_source) between 1 and 200),
   add constraint contacts_name_length check (length(name) <= 200),
   add constraint contacts_email_length check (length(email) <= 320);
+comment on column app_public.contacts.email_key is
+  'lower(email): what email lookups compare, because text equality (unlike citext''s) may use an index under row security.';
+-- Unique by email, case-insensitively, as before; now on the column lookups can use.
+drop index app_public.contacts_org_email;
+create unique index contacts_org_email_key on app_public.contacts (organization_id, email_key);
 comment on column app_public.contacts.sms_consent is 'Whether the contact has given SMS consent (revoked by an SMS opt-out).';
 comment on column app_public.contacts.sms_consent_source is 'How the contact gave SMS consent, as recorded by contacts_record_sms_consent.';
 
@@ -35,8 +52,11 @@ $$;
 comment on function app_hidden.contact_search_text(text, citext, text) is
   'Name, email and phone of a contact as one text: the expression of the contacts_org_search trigram index.';
 
+-- fastupdate off: with a pending list, every search also scans the entries that recent writes
+-- left unmerged (up to 4 MB), so search latency would follow the write rate.
 create index contacts_org_search on app_public.contacts
-  using gin (organization_id, app_hidden.contact_search_text(name, email, phone) gin_trgm_ops);
+  using gin (organization_id, app_hidden.contact_search_text(name, email, phone) gin_trgm_ops)
+  with (fastupdate = off);
 -- Listing for callers who see only name, email and phone is by name.
 create index contacts_org_name on app_public.contacts (organization_id, name, id);
 
@@ -115,7 +135,7 @@ create policy delete_with_contact on app_public.contact_tags for delete
 --------------------------------------------------------------------------------
 create table app_public.email_suppressions (
   organization_id uuid not null references app_public.organizations on delete cascade,
-  email citext not null,
+  email text not null check (email = lower(email)),
   contact_id uuid not null,
   source text not null default 'api' check (source in ('api', 'bounce', 'complaint', 'unsubscribe')),
   created_by uuid,
@@ -126,6 +146,7 @@ create table app_public.email_suppressions (
 );
 comment on table app_public.email_suppressions is
   'Addresses no email may go to, whichever contact carries them later. The first record of an address is kept.';
+comment on column app_public.email_suppressions.email is 'The address, lower-cased (compared with contacts.email_key).';
 comment on column app_public.email_suppressions.contact_id is 'The contact that carried the address when it was suppressed.';
 create index email_suppressions_by_contact on app_public.email_suppressions (organization_id, contact_id);
 
@@ -155,14 +176,14 @@ alter table app_public.sms_opt_outs enable row level security;
 create policy select_with_address on app_public.email_suppressions for select
   using (organization_id = (select app_hidden.current_org_id())
          and exists (select 1 from app_public.contacts c
-                      where c.organization_id = email_suppressions.organization_id and c.email = email_suppressions.email));
+                      where c.organization_id = email_suppressions.organization_id and c.email_key = email_suppressions.email));
 create policy insert_with_contact on app_public.email_suppressions for insert
   with check (organization_id = (select app_hidden.current_org_id())
               and (select app_hidden.current_has_power('contacts'))
               and created_by is not distinct from (select app_hidden.current_user_id())
               and exists (select 1 from app_public.contacts c
                            where c.organization_id = email_suppressions.organization_id
-                             and c.id = email_suppressions.contact_id and c.email = email_suppressions.email));
+                             and c.id = email_suppressions.contact_id and c.email_key = email_suppressions.email));
 
 create policy select_with_number on app_public.sms_opt_outs for select
   using (organization_id = (select app_hidden.current_org_id())
@@ -237,10 +258,12 @@ comment on function app_hidden.contact_card(app_public.contacts) is
   'The fields every reader of a contact may see: id, name, email, phone.';
 
 -- The whole contact, as contacts_get answers a caller who sees details. Tags, locations and
--- suppression are read under the caller's policies.
+-- suppression are read under the caller's policies. Helpers that query are plpgsql, not SQL:
+-- PostgreSQL plans a SQL function's query on every call, plpgsql once per connection.
 create function app_hidden.contact_json(c app_public.contacts) returns jsonb
-language sql stable as $$
-  select jsonb_build_object(
+language plpgsql stable as $$
+begin
+  return jsonb_build_object(
     'id', c.id,
     'name', c.name,
     'email', c.email,
@@ -258,7 +281,7 @@ language sql stable as $$
     'sms_consent', c.sms_consent,
     'sms_consent_at', c.sms_consent_at,
     'email_suppressed', c.email is not null and exists (
-      select 1 from app_public.email_suppressions es where es.organization_id = c.organization_id and es.email = c.email),
+      select 1 from app_public.email_suppressions es where es.organization_id = c.organization_id and es.email = c.email_key),
     'sms_opted_out', c.phone is not null and exists (
       select 1 from app_public.sms_opt_outs so
        where so.organization_id = c.organization_id and so.phone = c.phone and so.ended_at is null),
@@ -266,8 +289,8 @@ language sql stable as $$
     'first_seen_at', c.first_seen_at,
     'last_seen_at', c.last_seen_at,
     'created_at', c.created_at,
-    'updated_at', c.updated_at)
-$$;
+    'updated_at', c.updated_at);
+end $$;
 comment on function app_hidden.contact_json(app_public.contacts) is
   'A contact with stage, tags, custom fields, notes count, locations and suppression state.';
 
@@ -380,26 +403,30 @@ comment on function app_hidden.check_custom_fields(jsonb) is
   'Raises 400 naming the first custom_fields key that is not an enabled field or whose value does not fit its type.';
 
 create function app_hidden.contact_tag_names(contact_id uuid) returns jsonb
-language sql stable as $$
-  select coalesce(jsonb_agg(t.name order by t.name), '[]')
-    from app_public.contact_tags ct
-    join app_public.tags t on t.organization_id = ct.organization_id and t.id = ct.tag_id
-   where ct.organization_id = app_hidden.current_org_id() and ct.contact_id = contact_tag_names.contact_id
-$$;
+language plpgsql stable as $$
+begin
+  return coalesce((select jsonb_agg(t.name order by t.name)
+                     from app_public.contact_tags ct
+                     join app_public.tags t on t.organization_id = ct.organization_id and t.id = ct.tag_id
+                    where ct.organization_id = app_hidden.current_org_id() and ct.contact_id = contact_tag_names.contact_id),
+                  '[]');
+end $$;
+comment on function app_hidden.contact_tag_names(uuid) is 'The contact''s tag names, sorted.';
 
 -- Upsert events. The sequences area replaces this function: it cancels the enrollments of
 -- cancel_events, then fires events to the sequences that subscribe to them. Until then no
 -- sequence subscribes to anything, so an assessment_abandoned event answers no_subscriber
 -- and its key stays unspent (a retry may still enroll).
 create function app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb)
-returns jsonb language sql stable as $$
-  select coalesce(
+returns jsonb language plpgsql stable as $$
+begin
+  return coalesce(
     (select jsonb_build_object('assessmentAbandonment', jsonb_build_object('status', 'no_subscriber', 'key', e->>'key'))
        from jsonb_array_elements(coalesce(events, '[]')) e
       where e->>'name' = 'assessment_abandoned'
       limit 1),
-    '{}')
-$$;
+    '{}');
+end $$;
 comment on function app_hidden.contacts_process_events(uuid, jsonb, jsonb, jsonb) is
   'Processes the cancel_events, then the events, of a contacts_upsert; answers receipts to merge into its response (assessmentAbandonment).';
 
@@ -408,6 +435,34 @@ create function app_hidden.like_anywhere(value text) returns text
 language sql immutable parallel safe as $$
   select '%' || replace(replace(replace(value, '\', '\\'), '%', '\%'), '_', '\_') || '%'
 $$;
+
+-- The ids of the current organization's contacts whose name, email or phone contains a
+-- pattern (and, for a phone-like query, whose phone contains its digits), found through the
+-- contacts_org_search trigram index. It runs as the owner because ILIKE may not use an index
+-- under row security; it reads only the caller's own organization and answers only ids,
+-- which contacts_search then reads under the caller's policies (location, own records).
+create function app_hidden.contact_ids_matching(pattern text, digits text) returns setof uuid
+language plpgsql stable security definer
+set search_path to pg_catalog, public, pg_temp as $$
+begin
+  if digits is null then
+    return query
+      select c.id from app_public.contacts c
+       where c.organization_id = app_hidden.current_org_id()
+         and app_hidden.contact_search_text(c.name, c.email, c.phone) ilike pattern
+         and (c.name ilike pattern or c.email::text ilike pattern or c.phone ilike pattern);
+  else
+    return query
+      select c.id from app_public.contacts c
+       where c.organization_id = app_hidden.current_org_id()
+         and (app_hidden.contact_search_text(c.name, c.email, c.phone) ilike pattern
+              or app_hidden.contact_search_text(c.name, c.email, c.phone) like digits)
+         and (c.name ilike pattern or c.email::text ilike pattern or c.phone ilike pattern or c.phone like digits);
+  end if;
+end $$;
+comment on function app_hidden.contact_ids_matching(text, text) is
+  'Trigram candidates of contacts_search q in the current organization (ids only; the caller''s policies filter them).';
+grant execute on function app_hidden.contact_ids_matching(text, text) to svc_request;
 
 grant execute on function app_hidden.contact_search_text(text, citext, text),
   app_hidden.current_sees_contact_details(),
@@ -447,9 +502,11 @@ declare
   unknown_location uuid;
 begin
   perform app_hidden.check_custom_fields(custom_fields);
-  select l into unknown_location from unnest(location_ids) l
-   where not exists (select 1 from app_public.locations x where x.organization_id = org and x.id = l)
-   limit 1;
+  if location_ids is not null then
+    select l into unknown_location from unnest(location_ids) l
+     where not exists (select 1 from app_public.locations x where x.organization_id = org and x.id = l)
+     limit 1;
+  end if;
   if unknown_location is not null then
     perform app_hidden.raise_error(400, 'bad_request',
       format('location_ids: %s is not a location of the organization', unknown_location));
@@ -457,14 +514,14 @@ begin
   if contacts_upsert.phone is not null and exists (
       select 1 from app_public.contacts x
        where x.organization_id = org and x.phone = contacts_upsert.phone
-         and x.email is distinct from contacts_upsert.email) then
+         and x.email_key is distinct from lower(contacts_upsert.email::text)) then
     perform app_hidden.raise_error(409, 'conflict', 'Another contact already uses this phone number');
   end if;
 
   insert into app_public.contacts as x (organization_id, email, name, phone, field_values)
   values (org, contacts_upsert.email, contacts_upsert.name, contacts_upsert.phone,
           jsonb_strip_nulls(coalesce(custom_fields, '{}')))
-  on conflict (organization_id, email) where email is not null do update
+  on conflict (organization_id, email_key) do update
      set name = coalesce(excluded.name, x.name),
          phone = coalesce(excluded.phone, x.phone),
          field_values = jsonb_strip_nulls(x.field_values || coalesce(custom_fields, '{}')),
@@ -513,6 +570,7 @@ declare
   items jsonb;
   pattern text;
   digits text;
+  candidates uuid[];
 begin
   if num_nonnulls(q, email, phone) > 1 then
     perform app_hidden.raise_error(400, 'bad_request', 'Send at most one of q, email and phone');
@@ -522,7 +580,7 @@ begin
     select count(*), coalesce(jsonb_agg(app_hidden.contact_for_caller(c)) filter (where page = 1), '[]')
       into total, items
       from app_public.contacts c
-     where c.organization_id = org and c.email = contacts_search.email;
+     where c.organization_id = org and c.email_key = lower(contacts_search.email::text);
   elsif phone is not null then
     select count(*), coalesce(jsonb_agg(app_hidden.contact_for_caller(c)) filter (where page = 1), '[]')
       into total, items
@@ -534,22 +592,28 @@ begin
     if q ~ '^\+?[0-9 ()\[\]-]+$' and length(regexp_replace(q, '[^0-9]', '', 'g')) >= 3 then
       digits := app_hidden.like_anywhere(regexp_replace(q, '[^0-9+]', '', 'g'));
     end if;
-    -- Planned with the values each time, so the trigram index is used when it helps.
-    execute format($sql$
+    -- The candidates come from the trigram index; this query's policies decide which the
+    -- caller may see (and count).
+    candidates := array(select app_hidden.contact_ids_matching(pattern, digits));
+    if details then
       with matches as materialized (
-        select c.id, c.name, c.last_seen_at
-          from app_public.contacts c
-         where c.organization_id = $1
-           and (app_hidden.contact_search_text(c.name, c.email, c.phone) ilike $2
-                or ($3::text is not null and app_hidden.contact_search_text(c.name, c.email, c.phone) like $3))
-           and (c.name ilike $2 or c.email::text ilike $2 or c.phone ilike $2 or c.phone like $3))
+        select c.id, c.last_seen_at from app_public.contacts c
+         where c.organization_id = org and c.id = any(candidates))
       select (select count(*) from matches),
-             (select coalesce(jsonb_agg(app_hidden.contact_for_caller(c) order by %1$s), '[]')
-                from (select * from matches m order by %1$s limit $4 offset $5) m
-                join app_public.contacts c on c.organization_id = $1 and c.id = m.id)
-      $sql$, case when details then 'm.last_seen_at desc, m.id' else 'm.name, m.id' end)
-      into total, items
-      using org, pattern, digits, page_size, skip;
+             (select coalesce(jsonb_agg(app_hidden.contact_json(c) order by m.last_seen_at desc, m.id), '[]')
+                from (select * from matches order by last_seen_at desc, id limit page_size offset skip) m
+                join app_public.contacts c on c.organization_id = org and c.id = m.id)
+        into total, items;
+    else
+      with matches as materialized (
+        select c.id, c.name from app_public.contacts c
+         where c.organization_id = org and c.id = any(candidates))
+      select (select count(*) from matches),
+             (select coalesce(jsonb_agg(app_hidden.contact_card(c) order by m.name, m.id), '[]')
+                from (select * from matches order by name, id limit page_size offset skip) m
+                join app_public.contacts c on c.organization_id = org and c.id = m.id)
+        into total, items;
+    end if;
   elsif details then
     select count(*) into total from app_public.contacts c where c.organization_id = org;
     select coalesce(jsonb_agg(app_hidden.contact_json(p) order by p.last_seen_at desc, p.id), '[]') into items
@@ -607,12 +671,13 @@ comment on function app_public.contacts_update(uuid, jsonb) is
   'a custom field set to null is removed); 400 for an unknown stage or custom field, 409 when another contact has the email or phone.';
 
 create function app_hidden.note_json(n app_public.contact_notes) returns jsonb
-language sql stable as $$
-  select jsonb_build_object('id', n.id, 'contact_id', n.contact_id, 'body', n.body, 'source', n.source,
+language plpgsql stable as $$
+begin
+  return jsonb_build_object('id', n.id, 'contact_id', n.contact_id, 'body', n.body, 'source', n.source,
                             'created_at', n.created_at)
       || coalesce((select jsonb_build_object('author', jsonb_build_object('id', p.id, 'name', p.name))
-                     from app_public.people p where p.organization_id = n.organization_id and p.id = n.author_id), '{}')
-$$;
+                     from app_public.people p where p.organization_id = n.organization_id and p.id = n.author_id), '{}');
+end $$;
 comment on function app_hidden.note_json(app_public.contact_notes) is
   'A note as the API shows it; author only when a team member wrote it.';
 grant execute on function app_hidden.note_json(app_public.contact_notes) to svc_request, svc_worker, svc_analyst;
@@ -718,10 +783,10 @@ begin
 
   if 'email' = any(channels) then
     insert into app_public.email_suppressions (organization_id, email, contact_id, created_by)
-    values (c.organization_id, c.email, c.id, app_hidden.current_user_id())
+    values (c.organization_id, c.email_key, c.id, app_hidden.current_user_id())
     on conflict (organization_id, email) do nothing;
     select s.created_at into since from app_public.email_suppressions s
-     where s.organization_id = c.organization_id and s.email = c.email;
+     where s.organization_id = c.organization_id and s.email = c.email_key;
     result := result || jsonb_build_object('email', jsonb_build_object('address', c.email, 'suppressed_at', since));
   end if;
 

@@ -351,8 +351,9 @@ export async function applyFixture(client: pg.ClientBase, f: Fixture): Promise<A
         [orgId, id, tagId]);
     }
     if (c.email_suppressed) {
-      await q(`insert into app_public.email_suppressions (organization_id, email, contact_id) values ($1, $2, $3)
-               on conflict do nothing`, [orgId, c.email, id]);
+      await q(`insert into app_public.email_suppressions (organization_id, email, contact_id)
+               select organization_id, email_key, id from app_public.contacts where organization_id = $1 and id = $2
+               on conflict do nothing`, [orgId, id]);
     }
     if (c.sms_opted_out) {
       await q(`insert into app_public.sms_opt_outs (organization_id, phone, contact_id) values ($1, $2, $3)`, [orgId, phone, id]);

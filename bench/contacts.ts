@@ -1,0 +1,420 @@
+// `npm run bench:contacts`: the contacts operations over HTTP against one organization of
+// 1,000,000 contacts among 50 others of 10,000 each, at 16 connections, with me_get (the
+// cheapest authenticated request) measured in the same run as the floor. Writes the
+// `contacts` section of bench/RESULTS.md, with the plans PostgreSQL chose (auto_explain).
+//
+//   BENCH_CONTACTS=1000000 BENCH_OTHER_ORGS=50 BENCH_OTHER_CONTACTS=10000 BENCH_SECONDS=10
+//   BENCH_RATE=1000      the offered load (requests/s) of the fixed-rate runs
+//   BENCH_REUSE=1        keep an already loaded svc_bench_contacts database of the same size
+//
+// The data is loaded as the owner with set-based SQL (generate_series), not through the API.
+import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { adminApply } from '../src/admin/commands.ts';
+import type { Applied } from '../src/admin/fixture.ts';
+import { hashKey } from '../src/auth/keys.ts';
+import { loadConfig } from '../src/config.ts';
+import { loginUrlFor, openDatabase } from '../src/db/connect.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { fmt, startTarget, writeSection } from './lib.ts';
+
+const env = process.env;
+const CONTACTS = Number(env.BENCH_CONTACTS || 1_000_000);
+const OTHER_ORGS = Number(env.BENCH_OTHER_ORGS || 50);
+const OTHER_CONTACTS = Number(env.BENCH_OTHER_CONTACTS || 10_000);
+const SECONDS = Number(env.BENCH_SECONDS || 10);
+const RATE = Number(env.BENCH_RATE || 1000);
+const CONNECTIONS = 16;
+const DB_NAME = 'svc_bench_contacts';
+const started = Date.now();
+const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
+
+// ---------------------------------------------------------------------------------------------
+// The database: its own name, so other benches can run beside it
+// ---------------------------------------------------------------------------------------------
+const db = await openDatabase(loadConfig({ ...env, SVC_DATA_DIR: env.SVC_DATA_DIR || '.data/bench', SVC_EMBEDDED_PORT: '54331' }));
+const ownerUrl = (() => { const u = new URL(db.ownerUrl); u.pathname = `/${DB_NAME}`; return u.toString(); })();
+const loginUrl = loginUrlFor(ownerUrl, db.loginPassword);
+const stateFile = new URL('./.out/contacts.json', import.meta.url);
+const size = { CONTACTS, OTHER_ORGS, OTHER_CONTACTS };
+
+interface State { size: typeof size; big: Applied; others: string[]; loadSeconds: number }
+let state: State | undefined;
+if (env.BENCH_REUSE && existsSync(stateFile)) {
+  const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as State;
+  if (JSON.stringify(saved.size) === JSON.stringify(size)) state = saved;
+}
+
+const names = {
+  first: ['James', 'Mary', 'Robert', 'Patricia', 'John', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth', 'William',
+    'Barbara', 'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Charles', 'Karen', 'Christopher', 'Lisa', 'Daniel',
+    'Nancy', 'Matthew', 'Betty', 'Anthony', 'Margaret', 'Mark', 'Sandra', 'Donald', 'Ashley', 'Steven', 'Kimberly', 'Paul',
+    'Emily', 'Andrew', 'Donna', 'Joshua', 'Michelle', 'Kenneth', 'Carol', 'Kevin', 'Amanda', 'Brian', 'Dorothy', 'George',
+    'Melissa', 'Timothy', 'Deborah', 'Ronald', 'Stephanie', 'Edward', 'Rebecca', 'Jason', 'Sharon', 'Jeffrey', 'Laura', 'Ryan',
+    'Cynthia', 'Jacob', 'Kathleen', 'Gary', 'Amy', 'Nicholas', 'Angela', 'Eric', 'Shirley', 'Jonathan', 'Anna', 'Stephen',
+    'Brenda', 'Larry', 'Pamela', 'Justin', 'Emma', 'Scott', 'Nicole', 'Brandon', 'Helen', 'Benjamin', 'Samantha', 'Samuel',
+    'Katherine', 'Gregory', 'Christine', 'Alexander', 'Debra', 'Frank', 'Rachel', 'Patrick', 'Carolyn', 'Raymond', 'Janet',
+    'Jack', 'Catherine', 'Dennis', 'Maria', 'Jerry', 'Heather'],
+  last: ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Hernandez',
+    'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee', 'Perez', 'Thompson',
+    'White', 'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson', 'Walker', 'Young', 'Allen', 'King', 'Wright',
+    'Scott', 'Torres', 'Nguyen', 'Hill', 'Flores', 'Green', 'Adams', 'Nelson', 'Baker', 'Hall', 'Rivera', 'Campbell',
+    'Mitchell', 'Carter', 'Roberts', 'Gomez', 'Phillips', 'Evans', 'Turner', 'Diaz', 'Parker', 'Cruz', 'Edwards', 'Collins',
+    'Reyes', 'Stewart', 'Morris', 'Morales', 'Murphy', 'Cook', 'Rogers', 'Gutierrez', 'Ortiz', 'Morgan', 'Cooper', 'Peterson',
+    'Bailey', 'Reed', 'Kelly', 'Howard', 'Ramos', 'Kim', 'Cox', 'Ward', 'Richardson', 'Watson', 'Brooks', 'Chavez', 'Wood',
+    'James', 'Bennett', 'Gray', 'Mendoza', 'Ruiz', 'Hughes', 'Price', 'Alvarez', 'Castillo', 'Sanders', 'Patel', 'Myers',
+    'Long', 'Ross', 'Foster', 'Jimenez', 'Powell', 'Jenkins', 'Perry', 'Russell', 'Sullivan', 'Bell', 'Coleman', 'Butler',
+    'Henderson', 'Barnes', 'Gonzales', 'Fisher', 'Vasquez', 'Simmons', 'Romero', 'Jordan', 'Patterson', 'Alexander',
+    'Hamilton', 'Graham', 'Reynolds', 'Griffin', 'Wallace', 'Moreno', 'West', 'Cole', 'Hayes', 'Bryant', 'Herrera', 'Gibson',
+    'Ellis', 'Tran', 'Medina', 'Aguilar', 'Stevens', 'Murray', 'Ford', 'Castro', 'Marshall', 'Owens', 'Harrison', 'Fernandez',
+    'Mcdonald', 'Woods', 'Washington', 'Kennedy', 'Wells', 'Vargas', 'Henry', 'Chen', 'Freeman', 'Webb', 'Tucker', 'Guzman',
+    'Burns', 'Crawford', 'Olson', 'Simpson', 'Porter', 'Hunter', 'Gordon', 'Mendez', 'Silva', 'Shaw', 'Snyder', 'Mason',
+    'Dixon', 'Munoz', 'Hunt', 'Hicks', 'Holmes', 'Palmer', 'Wagner', 'Black', 'Robertson', 'Boyd', 'Rose', 'Stone', 'Salazar',
+    'Fox', 'Warren', 'Mills', 'Meyer', 'Rice', 'Schmidt', 'Garza', 'Daniels', 'Ferguson', 'Nichols', 'Stephens', 'Soto',
+    'Weaver', 'Ryan', 'Gardner', 'Payne', 'Grant', 'Dunn', 'Kelley', 'Spencer', 'Hawkins', 'Arnold', 'Pierce', 'Vazquez',
+    'Hansen', 'Peters', 'Santos', 'Hart', 'Bradley', 'Knight', 'Elliott', 'Cunningham', 'Duncan', 'Armstrong', 'Hudson',
+    'Carroll', 'Lane', 'Riley', 'Andrews', 'Alvarado', 'Ray', 'Delgado', 'Berry', 'Perkins', 'Hoffman', 'Johnston', 'Matthews',
+    'Pena', 'Richards', 'Contreras', 'Willis', 'Carpenter', 'Lawrence', 'Sandoval'],
+  domains: ['example.com', 'mail.example', 'inbox.example', 'post.example', 'webmail.example'],
+};
+
+const bigFixture = {
+  organization: { name: 'Bench Big', tag_limit: 500 },
+  locations: ['north', 'south', 'east', 'west'].map((ref) => ({ ref, name: ref })),
+  users: [{ ref: 'owner', name: 'Owner', email: 'owner@big.bench', role: 'owner' }],
+  api_keys: [
+    { ref: 'org', kind: 'organization', created_by_ref: 'owner' },
+    { ref: 'north_mgr', kind: 'organization', created_by_ref: 'owner', role: 'MANAGER', location_refs: ['north'], powers: ['contacts'] },
+    { ref: 'member', kind: 'organization', created_by_ref: 'owner', role: 'MEMBER' },
+  ],
+  stages: ['Lead', 'Booked', 'Patient', 'Lapsed'].map((name) => ({ name })),
+  custom_fields: [{ key: 'plan', label: 'Plan', type: 'text' }],
+};
+const otherFixture = (i: number) => ({
+  organization: { name: `Bench ${i}` },
+  locations: [{ ref: 'main', name: 'Main' }],
+  users: [{ ref: 'owner', name: 'Owner', email: `owner${i}@bench.example`, role: 'owner' }],
+  api_keys: [{ ref: 'org', kind: 'organization', created_by_ref: 'owner' }],
+  stages: [{ name: 'Lead' }, { name: 'Won' }],
+});
+
+// Contacts of one organization, numbered 1..n: names from common first and last names,
+// unique emails and phones, seen some time in the last two years, each linked to one of the
+// organization's locations, one in five tagged.
+const LOAD_CONTACTS = `
+  insert into app_public.contacts (organization_id, name, email, phone, stage_id, field_values, sms_consent, total_calls,
+                                   first_seen_at, last_seen_at, created_at, updated_at)
+  select $1::uuid, f.name || ' ' || l.name,
+         lower(f.name) || '.' || lower(l.name) || g.i || '@' || ($5::text[])[1 + g.i % 5],
+         '+1' || (2010000000 + g.i)::text,
+         st.ids[1 + abs(hashint4(g.i + 17)) % array_length(st.ids, 1)],
+         case when g.i % 3 = 0 then jsonb_build_object('plan', 'gold') else '{}' end,
+         g.i % 4 = 0, abs(hashint4(g.i + 31)) % 6,
+         seen - interval '90 days', seen, seen - interval '90 days', seen
+    from generate_series(1, $2::int) g(i)
+    cross join (select array_agg(id order by position) as ids from app_public.pipeline_stages where organization_id = $1::uuid) st
+    cross join lateral (select ($3::text[])[1 + abs(hashint4(g.i)) % array_length($3::text[], 1)] as name) f
+    cross join lateral (select ($4::text[])[1 + abs(hashint4(g.i + 1000003)) % array_length($4::text[], 1)] as name) l
+    cross join lateral (select now() - (abs(hashint4(g.i + 7)) % 63072000) * interval '1 second' as seen) s`;
+const LINK_LOCATIONS = `
+  insert into app_public.contact_locations (organization_id, contact_id, location_id)
+  select c.organization_id, c.id, loc.ids[1 + abs(hashtext(c.id::text)) % array_length(loc.ids, 1)]
+    from app_public.contacts c
+    cross join (select array_agg(id order by name) as ids from app_public.locations where organization_id = $1::uuid) loc
+   where c.organization_id = $1::uuid`;
+const TAG_SOME = `
+  with t as (insert into app_public.tags (organization_id, name) select $1::uuid, 'tag ' || n from generate_series(1, 5) n returning id)
+  insert into app_public.contact_tags (organization_id, contact_id, tag_id)
+  select $1::uuid, c.id, (select array_agg(id) from t)[1 + abs(hashtext(c.id::text)) % 5]
+    from app_public.contacts c where c.organization_id = $1::uuid and abs(hashtext(c.id::text || 'tag')) % 5 = 0`;
+
+async function load(): Promise<State> {
+  const t0 = Date.now();
+  const admin = new pg.Client(db.ownerUrl);
+  await admin.connect();
+  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
+  await admin.query(`create database ${DB_NAME}`);
+  await admin.end();
+  await migrate(ownerUrl, db.loginPassword);
+  const owner = new pg.Client(ownerUrl);
+  await owner.connect();
+  try {
+    log('tenants');
+    const big = await adminApply(new pg.Pool({ connectionString: ownerUrl, max: 1 }), bigFixture);
+    const pool = new pg.Pool({ connectionString: ownerUrl, max: 2 });
+    const others: string[] = [];
+    for (let i = 0; i < OTHER_ORGS; i++) others.push((await adminApply(pool, otherFixture(i))).organization_id);
+    await pool.end();
+
+    // Secondary indexes are built once after the load, not row by row (same definitions).
+    const { rows: indexes } = await owner.query<{ name: string; def: string }>(`
+      select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as def from pg_index i
+       where i.indrelid in ('app_public.contacts'::regclass, 'app_public.contact_locations'::regclass,
+                            'app_public.contact_tags'::regclass)
+         and not i.indisprimary`);
+    for (const ix of indexes) await owner.query(`drop index ${ix.name}`);
+    await owner.query(`set maintenance_work_mem = '1GB'`);
+    const orgs = [big.organization_id, ...others];
+    for (const [n, org] of orgs.entries()) {
+      if (n === 0 || n % 10 === 0) log(`contacts of organization ${n + 1}/${orgs.length}`);
+      await owner.query(LOAD_CONTACTS, [org, n === 0 ? CONTACTS : OTHER_CONTACTS, names.first, names.last, names.domains]);
+      await owner.query(LINK_LOCATIONS, [org]);
+      await owner.query(TAG_SOME, [org]);
+    }
+    log('indexes');
+    for (const ix of indexes) await owner.query(ix.def);
+    log('vacuum analyze');
+    await owner.query('vacuum analyze app_public.contacts, app_public.contact_locations, app_public.contact_tags, app_public.tags');
+    return { size, big, others, loadSeconds: Math.round((Date.now() - t0) / 1000) };
+  } finally {
+    await owner.end();
+  }
+}
+
+if (!state) {
+  log(`loading ${fmt(CONTACTS)} + ${OTHER_ORGS} × ${fmt(OTHER_CONTACTS)} contacts into ${DB_NAME}`);
+  state = await load();
+  mkdirSync(new URL('./.out/', import.meta.url), { recursive: true });
+  writeFileSync(stateFile, JSON.stringify(state));
+  log(`loaded in ${state.loadSeconds} s`);
+} else {
+  log(`reusing ${DB_NAME}`);
+  const c = new pg.Client(ownerUrl);
+  await c.connect();
+  await c.query('vacuum analyze app_public.contacts, app_public.contact_locations, app_public.contact_tags');
+  await c.end();
+}
+const { big } = state;
+
+// ---------------------------------------------------------------------------------------------
+// What the requests ask for: real ids, emails and phones of the big organization
+// ---------------------------------------------------------------------------------------------
+const owner = new pg.Client(ownerUrl);
+await owner.connect();
+const { rows: sample } = await owner.query<{ id: string; email: string; phone: string; name: string }>(
+  `select id, email, phone, name from app_public.contacts tablesample system (2) where organization_id = $1 limit 20000`,
+  [big.organization_id]);
+const { rows: northSample } = await owner.query<{ id: string }>(
+  `select contact_id as id from app_public.contact_locations tablesample system (5)
+    where organization_id = $1 and location_id = $2 limit 5000`, [big.organization_id, big.ids.north]);
+const { rows: [sizes] } = await owner.query(`
+  select pg_size_pretty(pg_table_size('app_public.contacts')) as contacts,
+         pg_size_pretty(pg_relation_size('app_public.contacts_org_search')) as search_index,
+         (select count(*) from app_public.contacts) as total,
+         (select count(*) from app_public.contacts where organization_id = $1) as big`, [big.organization_id]);
+let n = 0;
+const pick = <T>(xs: T[]): T => xs[(n++ * 7919) % xs.length]!;
+const phoneFormats = [(p: string) => p, (p: string) => `+1 (${p.slice(2, 5)}) ${p.slice(5, 8)}-${p.slice(8)}`, (p: string) => `+1 ${p.slice(2, 5)} ${p.slice(5, 8)} ${p.slice(8)}`];
+
+/** The kinds of q a receptionist types, each with how many contacts it typically matches. */
+const qKinds: Record<string, () => string> = {
+  'full name': () => pick(sample).name,
+  'email prefix': () => pick(sample).email.split('@')[0]!,
+  'phone fragment': () => { const p = pick(sample).phone; return `${p.slice(5, 8)}-${p.slice(8)}`; },
+  'last name': () => pick(sample).name.split(' ')[1]!,
+};
+const { rows: matchCounts } = await owner.query<{ kind: string; avg: number; max: number }>(`
+  select kind, round(avg(n))::int as avg, max(n)::int as max from (
+    select k.kind, (select count(*) from app_public.contacts c where c.organization_id = $1
+                     and app_hidden.contact_search_text(c.name, c.email, c.phone) ilike app_hidden.like_anywhere(k.q)) as n
+      from jsonb_to_recordset($2::jsonb) k(kind text, q text)) x group by kind`,
+  [big.organization_id, JSON.stringify(Object.entries(qKinds).flatMap(([kind, f]) => Array.from({ length: 20 }, () => ({ kind, q: f() }))))]);
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+// ---------------------------------------------------------------------------------------------
+interface Workload { name: string; key: string; method?: 'GET' | 'POST'; next: () => { path: string; body?: string } }
+interface Result { name: string; rps: number; p50: number; p95: number; p99: number; count: number; errors: number }
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+
+async function measure(url: string, w: Workload, opts: { seconds: number; rate?: number }): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({
+      url,
+      connections: CONNECTIONS,
+      duration: opts.seconds,
+      ...(opts.rate ? { overallRate: opts.rate } : {}),
+      headers: { authorization: `Bearer ${big.keys[w.key]}`, 'content-type': 'application/json' },
+      requests: [{
+        method: w.method ?? 'GET',
+        setupRequest: (req: autocannon.Request) => { const r = w.next(); return { ...req, path: r.path, body: r.body }; },
+      }],
+    }, (err, res) => (err ? reject(err) : resolve(res)));
+    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      latencies.push(ms);
+      if (status >= 400) errors++;
+    });
+  });
+  latencies.sort((a, b) => a - b);
+  return { name: w.name, rps: result.requests.average, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95),
+    p99: percentile(latencies, 0.99), count: latencies.length, errors: errors + result.errors };
+}
+
+// New contacts get fresh emails and phones (a block of numbers per run, so a reused database
+// does not collide), the phone written as people write it.
+let upsertSeq = 0;
+const phoneBase = 3_000_000_000 + (Math.floor(started / 1000) % 900) * 1_000_000;
+const upsertNew = () => {
+  const i = upsertSeq++;
+  const digits = String(phoneBase + i);
+  return { path: '/api/v1/contacts', body: JSON.stringify({ email: `upsert${i}.${started}@load.example`, name: `Load Contact ${i}`,
+    phone: `+1 (${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`, custom_fields: { plan: 'silver' } }) };
+};
+const upsertExisting = () => {
+  const c = pick(sample);
+  return { path: '/api/v1/contacts', body: JSON.stringify({ email: c.email.toUpperCase(), name: c.name, custom_fields: { plan: 'gold' } }) };
+};
+
+const workloads: Workload[] = [
+  { name: 'me_get (floor: authentication and claims only)', key: 'org', next: () => ({ path: '/api/v1/me' }) },
+  { name: 'contacts_get', key: 'org', next: () => ({ path: `/api/v1/contacts/${pick(sample).id}` }) },
+  { name: 'contacts_search by email', key: 'org', next: () => ({ path: `/api/v1/contacts?email=${encodeURIComponent(pick(sample).email.toUpperCase())}` }) },
+  { name: 'contacts_search by phone', key: 'org', next: () => ({ path: `/api/v1/contacts?phone=${encodeURIComponent(pick(phoneFormats)(pick(sample).phone))}` }) },
+  { name: 'contacts_search by q (mix of the four kinds below)', key: 'org', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(Object.values(qKinds))())}` }) },
+  ...Object.entries(qKinds).map(([kind, q]) => ({ name: `contacts_search by q: ${kind}`, key: 'org', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(q())}` }) })),
+  { name: 'contacts_get, location-limited manager', key: 'north_mgr', next: () => ({ path: `/api/v1/contacts/${pick(northSample).id}` }) },
+  { name: 'contacts_search by q mix, location-limited manager', key: 'north_mgr', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(Object.values(qKinds))())}` }) },
+  { name: 'contacts_search by q mix, MEMBER (id, name, email, phone)', key: 'member', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(Object.values(qKinds))())}` }) },
+  { name: 'contacts_search, no filter, page 1', key: 'org', next: () => ({ path: '/api/v1/contacts' }) },
+  { name: 'contacts_upsert, new contacts (insert)', key: 'org', method: 'POST', next: upsertNew },
+  { name: 'contacts_upsert, existing contacts (update)', key: 'org', method: 'POST', next: upsertExisting },
+];
+
+log(`target server (pool of 20) against ${fmt(Number(sizes.total))} contacts`);
+const { url, child } = await startTarget(['svc', ownerUrl, loginUrl, big.organization_id], { SVC_RATE_LIMIT: '100000000' });
+const saturated: Result[] = [];
+const fixed: Result[] = [];
+try {
+  for (const w of workloads) {
+    await measure(url, w, { seconds: 2 }); // warm-up: prepared statements, caches
+    saturated.push(await measure(url, w, { seconds: SECONDS }));
+    const r = saturated.at(-1)!;
+    log(`${w.name}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p95 ${fmt(r.p95, 1)} ms, p99 ${fmt(r.p99, 1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
+    if (!w.method) {
+      fixed.push(await measure(url, w, { seconds: SECONDS, rate: RATE }));
+      const f = fixed.at(-1)!;
+      log(`  at ${RATE} req/s: p50 ${fmt(f.p50, 1)} ms, p95 ${fmt(f.p95, 1)} ms, p99 ${fmt(f.p99, 1)} ms`);
+    }
+  }
+} finally {
+  child.kill();
+}
+for (const r of [...saturated, ...fixed]) {
+  if (r.errors) throw new Error(`${r.name}: ${r.errors} failed requests`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plans, as auto_explain records them inside the SQL functions (org key, one call each)
+// ---------------------------------------------------------------------------------------------
+async function plans(statement: string, values: unknown[], pattern: RegExp, key = 'org'): Promise<string> {
+  const c = new pg.Client(ownerUrl);
+  await c.connect();
+  const notices: string[] = [];
+  c.on('notice', (m) => notices.push(m.message ?? ''));
+  try {
+    await c.query(`load 'auto_explain'`);
+    await c.query('begin');
+    for (const s of ['log_analyze = on', 'log_buffers = on', 'log_nested_statements = on', 'log_min_duration = 0', 'log_level = notice', 'log_timing = on']) {
+      await c.query(`set local auto_explain.${s}`);
+    }
+    await c.query('set local role svc_request');
+    await c.query(`select app_hidden.authenticate($1, null, 'open', null)`, [hashKey(big.keys[key]!)]);
+    await c.query(statement, values); // once to warm the caches
+    notices.length = 0;
+    await c.query(statement, values);
+    const found = notices.filter((m) => pattern.test(m));
+    return found.map((m) => m.replace(/^duration: [\d.]+ ms\s+plan:\n/, '').replace(/^Query Text: [\s\S]*?\n(?=\S+.*\(cost=)/m, '')).join('\n') || '(no plan captured)';
+  } finally {
+    await c.query('rollback').catch(() => undefined);
+    await c.end();
+  }
+}
+const one = sample[0]!;
+const explain = {
+  get: await plans(`select app_public.contacts_get($1)`, [one.id], /from app_public\.contacts\s+where organization_id/),
+  email: await plans(`select app_public.contacts_search(null, $1, null, 1, 25)`, [one.email.toUpperCase()], /c\.email = contacts_search\.email/),
+  qName: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name], /with matches/),
+  qLast: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name.split(' ')[1]], /with matches/),
+  qPhone: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [`${one.phone.slice(5, 8)}-${one.phone.slice(8)}`], /with matches/),
+  qNorth: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name.split(' ')[1]], /with matches/, 'north_mgr'),
+  upsert: await plans(`select app_public.contacts_upsert($1::citext, 'Plan Explainer')`, [`explain.${started}@load.example`], /insert into app_public\.contacts/),
+};
+await owner.end();
+await db.stop();
+
+// ---------------------------------------------------------------------------------------------
+// The report
+// ---------------------------------------------------------------------------------------------
+const command = [...['BENCH_CONTACTS', 'BENCH_OTHER_ORGS', 'BENCH_OTHER_CONTACTS', 'BENCH_SECONDS', 'BENCH_RATE', 'BENCH_REUSE']
+  .filter((k) => env[k]).map((k) => `${k}=${env[k]}`), ...(env.DATABASE_URL ? ['DATABASE_URL=…'] : []), 'npm run bench:contacts'].join(' ');
+const find = (rs: Result[], prefix: string) => rs.find((r) => r.name.startsWith(prefix));
+const row = (r: Result, f?: Result) => `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p95, 1)} | ${fmt(r.p99, 1)} | ${f ? `${fmt(f.p50, 1)} / ${fmt(f.p95, 1)} / ${fmt(f.p99, 1)}` : '–'} |`;
+const target = (label: string, r: Result | undefined, goal: string, ok: boolean) => `| ${label} | ${goal} | ${r ? (ok ? '**met**' : '**not met**') : '–'} |`;
+const sat = (p: string) => find(saturated, p)!;
+const fix = (p: string) => find(fixed, p);
+const qMix = sat('contacts_search by q (mix');
+const upsertIns = sat('contacts_upsert, new');
+const md = `## Contacts at 1,000,000 contacts
+
+Produced by \`${command}\` (bench/contacts.ts) on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores,
+${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL from ${env.DATABASE_URL ? 'DATABASE_URL' : 'the embedded server'} (on the same machine), Node ${process.version}.
+Data: ${fmt(CONTACTS)} contacts in one organization plus ${OTHER_ORGS} organizations of ${fmt(OTHER_CONTACTS)}
+(${fmt(Number(sizes.total))} rows, contacts table ${sizes.contacts}, trigram index ${sizes.search_index}), loaded as the owner with
+\`generate_series\` ${state.loadSeconds ? `in ${state.loadSeconds} s` : ''} (names from 100 first and 250 last names, unique emails and phones, each
+contact at one of 4 locations, one in five tagged). autocannon at ${CONNECTIONS} connections from the same machine, the server in its own
+process with a pool of 20; every request is authenticated (an organization key unless the row says otherwise) and runs under RLS.
+Each row: ${SECONDS} s after a 2 s warm-up. Saturated = as fast as the 16 connections go (latency is then mostly queueing on
+${os.cpus().length} cores shared by load generator, Node and PostgreSQL); fixed rate = the same ${CONNECTIONS} connections offering ${fmt(RATE)} requests/s.
+
+| request | saturated req/s | p50 ms | p95 ms | p99 ms | at ${fmt(RATE)} req/s: p50 / p95 / p99 ms |
+|---|---:|---:|---:|---:|---:|
+${saturated.map((r) => row(r, fix(r.name))).join('\n')}
+
+q kinds (20 samples each; contacts of the big organization matched): ${matchCounts.map((m) => `${m.kind} ≈ ${fmt(m.avg)} (max ${fmt(m.max)})`).join('; ')}.
+
+| target | goal | saturated | at ${fmt(RATE)} req/s |
+|---|---|---|---|
+| contacts_search by q, p95 | ≤ 25 ms | ${fmt(qMix.p95, 1)} ms | ${fmt(fix('contacts_search by q (mix')?.p95 ?? NaN, 1)} ms |
+| contacts_search by email, p95 | ≤ 5 ms | ${fmt(sat('contacts_search by email').p95, 1)} ms | ${fmt(fix('contacts_search by email')?.p95 ?? NaN, 1)} ms |
+| contacts_search by phone, p95 | ≤ 5 ms | ${fmt(sat('contacts_search by phone').p95, 1)} ms | ${fmt(fix('contacts_search by phone')?.p95 ?? NaN, 1)} ms |
+| contacts_get, p95 | ≤ 5 ms | ${fmt(sat('contacts_get').p95, 1)} ms | ${fmt(fix('contacts_get')?.p95 ?? NaN, 1)} ms |
+| contacts_upsert (new contacts) | ≥ 1,500 /s | ${fmt(upsertIns.rps)} /s | – |
+
+### Plans (auto_explain inside the SQL functions, organization key unless noted)
+
+contacts_get (primary key under the reach policy):
+\`\`\`
+${explain.get}
+\`\`\`
+contacts_search by email (the unique (organization_id, email) index; phone uses (organization_id, phone) the same way):
+\`\`\`
+${explain.email}
+\`\`\`
+contacts_search by q, a full name (trigram GIN index on organization_id and name/email/phone, then the exact recheck):
+\`\`\`
+${explain.qName}
+\`\`\`
+contacts_search by q, a phone fragment:
+\`\`\`
+${explain.qPhone}
+\`\`\`
+contacts_search by q, a last name (thousands of matches: every match is counted for \`total\`):
+\`\`\`
+${explain.qLast}
+\`\`\`
+The same, for the location-limited manager key (the reach policy's \`exists\` on contact_locations per match):
+\`\`\`
+${explain.qNorth}
+\`\`\`
+contacts_upsert, a new contact:
+\`\`\`
+${explain.upsert}
+\`\`\`
+`;
+writeSection('contacts', md);
+console.log(md);
