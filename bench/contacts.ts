@@ -4,12 +4,14 @@
 // `contacts` section of bench/RESULTS.md, with the plans PostgreSQL chose (auto_explain).
 //
 //   BENCH_CONTACTS=1000000 BENCH_OTHER_ORGS=50 BENCH_OTHER_CONTACTS=10000 BENCH_SECONDS=10
-//   BENCH_RATE=1000      the offered load (requests/s) of the fixed-rate runs
+//   BENCH_PACE=0.5       paced runs offer this fraction of the measured capacity (open loop)
 //   BENCH_REUSE=1        keep an already loaded svc_bench_contacts database of the same size
 //
 // The data is loaded as the owner with set-based SQL (generate_series), not through the API.
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
@@ -25,7 +27,7 @@ const CONTACTS = Number(env.BENCH_CONTACTS || 1_000_000);
 const OTHER_ORGS = Number(env.BENCH_OTHER_ORGS || 50);
 const OTHER_CONTACTS = Number(env.BENCH_OTHER_CONTACTS || 10_000);
 const SECONDS = Number(env.BENCH_SECONDS || 10);
-const RATE = Number(env.BENCH_RATE || 1000);
+const PACE = Number(env.BENCH_PACE || 0.5);
 const CONNECTIONS = 16;
 const DB_NAME = 'svc_bench_contacts';
 const started = Date.now();
@@ -208,13 +210,17 @@ let n = 0;
 const pick = <T>(xs: T[]): T => xs[(n++ * 7919) % xs.length]!;
 const phoneFormats = [(p: string) => p, (p: string) => `+1 (${p.slice(2, 5)}) ${p.slice(5, 8)}-${p.slice(8)}`, (p: string) => `+1 ${p.slice(2, 5)} ${p.slice(5, 8)} ${p.slice(8)}`];
 
-/** The kinds of q a receptionist types, each with how many contacts it typically matches. */
+/**
+ * The kinds of q a receptionist types. A bare last name is reported apart: with only 250 last
+ * names here each matches about 4,000 of the million contacts, and every match is counted.
+ */
 const qKinds: Record<string, () => string> = {
   'full name': () => pick(sample).name,
   'email prefix': () => pick(sample).email.split('@')[0]!,
   'phone fragment': () => { const p = pick(sample).phone; return `${p.slice(5, 8)}-${p.slice(8)}`; },
-  'last name': () => pick(sample).name.split(' ')[1]!,
+  'common last name': () => pick(sample).name.split(' ')[1]!,
 };
+const typicalQ = [qKinds['full name']!, qKinds['email prefix']!, qKinds['phone fragment']!];
 const { rows: matchCounts } = await owner.query<{ kind: string; avg: number; max: number }>(`
   select kind, round(avg(n))::int as avg, max(n)::int as max from (
     select k.kind, (select count(*) from app_public.contacts c where c.organization_id = $1
@@ -230,15 +236,15 @@ interface Result { name: string; rps: number; p50: number; p95: number; p99: num
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
-async function measure(url: string, w: Workload, opts: { seconds: number; rate?: number }): Promise<Result> {
+/** Closed loop: 16 connections, each sending its next request when the last one answered. */
+async function saturate(url: string, w: Workload, seconds: number): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url,
       connections: CONNECTIONS,
-      duration: opts.seconds,
-      ...(opts.rate ? { overallRate: opts.rate } : {}),
+      duration: seconds,
       headers: { authorization: `Bearer ${big.keys[w.key]}`, 'content-type': 'application/json' },
       requests: [{
         method: w.method ?? 'GET',
@@ -253,6 +259,46 @@ async function measure(url: string, w: Workload, opts: { seconds: number; rate?:
   latencies.sort((a, b) => a - b);
   return { name: w.name, rps: result.requests.average, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95),
     p99: percentile(latencies, 0.99), count: latencies.length, errors: errors + result.errors };
+}
+
+/**
+ * Open loop: requests are due at a fixed rate whatever the answers do, over the same 16
+ * keep-alive connections; latency counts from when a request was due, so time spent waiting
+ * for a free connection is included (no coordinated omission). autocannon's overallRate
+ * sends each second's quota in a burst, which measures queueing again.
+ */
+async function paced(url: string, w: Workload, rate: number, seconds: number): Promise<Result> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const target = new URL(url);
+  const latencies: number[] = [];
+  let errors = 0;
+  const send = (due: number) => new Promise<void>((resolve) => {
+    const r = w.next();
+    const req = http.request({ host: target.hostname, port: target.port, agent, method: w.method ?? 'GET', path: r.path,
+      headers: { authorization: `Bearer ${big.keys[w.key]}`, ...(r.body ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        latencies.push(performance.now() - due);
+        if ((res.statusCode ?? 500) >= 400) errors++;
+        resolve();
+      });
+    });
+    req.on('error', () => { errors++; resolve(); });
+    req.end(r.body);
+  });
+  const total = Math.round(rate * seconds);
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total;) {
+    const now = performance.now();
+    while (i < total && start + (i * 1000) / rate <= now) pending.push(send(start + (i++ * 1000) / rate));
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { name: w.name, rps: rate, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95),
+    p99: percentile(latencies, 0.99), count: latencies.length, errors };
 }
 
 // New contacts get fresh emails and phones (a block of numbers per run, so a reused database
@@ -275,11 +321,11 @@ const workloads: Workload[] = [
   { name: 'contacts_get', key: 'org', next: () => ({ path: `/api/v1/contacts/${pick(sample).id}` }) },
   { name: 'contacts_search by email', key: 'org', next: () => ({ path: `/api/v1/contacts?email=${encodeURIComponent(pick(sample).email.toUpperCase())}` }) },
   { name: 'contacts_search by phone', key: 'org', next: () => ({ path: `/api/v1/contacts?phone=${encodeURIComponent(pick(phoneFormats)(pick(sample).phone))}` }) },
-  { name: 'contacts_search by q (mix of the four kinds below)', key: 'org', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(Object.values(qKinds))())}` }) },
+  { name: 'contacts_search by q (typical: full name, email part, phone part)', key: 'org', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(typicalQ)())}` }) },
   ...Object.entries(qKinds).map(([kind, q]) => ({ name: `contacts_search by q: ${kind}`, key: 'org', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(q())}` }) })),
   { name: 'contacts_get, location-limited manager', key: 'north_mgr', next: () => ({ path: `/api/v1/contacts/${pick(northSample).id}` }) },
-  { name: 'contacts_search by q mix, location-limited manager', key: 'north_mgr', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(Object.values(qKinds))())}` }) },
-  { name: 'contacts_search by q mix, MEMBER (id, name, email, phone)', key: 'member', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(Object.values(qKinds))())}` }) },
+  { name: 'contacts_search by q (typical), location-limited manager', key: 'north_mgr', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(typicalQ)())}` }) },
+  { name: 'contacts_search by q (typical), MEMBER (id, name, email, phone)', key: 'member', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(typicalQ)())}` }) },
   { name: 'contacts_search, no filter, page 1', key: 'org', next: () => ({ path: '/api/v1/contacts' }) },
   { name: 'contacts_upsert, new contacts (insert)', key: 'org', method: 'POST', next: upsertNew },
   { name: 'contacts_upsert, existing contacts (update)', key: 'org', method: 'POST', next: upsertExisting },
@@ -291,14 +337,14 @@ const saturated: Result[] = [];
 const fixed: Result[] = [];
 try {
   for (const w of workloads) {
-    await measure(url, w, { seconds: 2 }); // warm-up: prepared statements, caches
-    saturated.push(await measure(url, w, { seconds: SECONDS }));
+    await saturate(url, w, 2); // warm-up: prepared statements, caches
+    saturated.push(await saturate(url, w, SECONDS));
     const r = saturated.at(-1)!;
     log(`${w.name}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p95 ${fmt(r.p95, 1)} ms, p99 ${fmt(r.p99, 1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
     if (!w.method) {
-      fixed.push(await measure(url, w, { seconds: SECONDS, rate: RATE }));
+      fixed.push(await paced(url, w, Math.max(1, Math.round(r.rps * PACE)), SECONDS));
       const f = fixed.at(-1)!;
-      log(`  at ${RATE} req/s: p50 ${fmt(f.p50, 1)} ms, p95 ${fmt(f.p95, 1)} ms, p99 ${fmt(f.p99, 1)} ms`);
+      log(`  paced at ${fmt(f.rps)} req/s: p50 ${fmt(f.p50, 1)} ms, p95 ${fmt(f.p95, 1)} ms, p99 ${fmt(f.p99, 1)} ms`);
     }
   }
 } finally {
@@ -318,6 +364,7 @@ async function plans(statement: string, values: unknown[], pattern: RegExp, key 
   c.on('notice', (m) => notices.push(m.message ?? ''));
   try {
     await c.query(`load 'auto_explain'`);
+    await c.query('set jit = off'); // as for svc_login, the service's role
     await c.query('begin');
     for (const s of ['log_analyze = on', 'log_buffers = on', 'log_nested_statements = on', 'log_min_duration = 0', 'log_level = notice', 'log_timing = on']) {
       await c.query(`set local auto_explain.${s}`);
@@ -335,13 +382,15 @@ async function plans(statement: string, values: unknown[], pattern: RegExp, key 
   }
 }
 const one = sample[0]!;
+// the trigram lookup in contacts_matching, then the query that keeps what the caller may read
+const qPlans = /select c\.id, c\.name, c\.last_seen_at from app_public\.contacts c|with matches as materialized/;
 const explain = {
   get: await plans(`select app_public.contacts_get($1)`, [one.id], /from app_public\.contacts\s+where organization_id/),
   email: await plans(`select app_public.contacts_search(null, $1, null, 1, 25)`, [one.email.toUpperCase()], /c\.email = contacts_search\.email/),
-  qName: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name], /with matches/),
-  qLast: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name.split(' ')[1]], /with matches/),
-  qPhone: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [`${one.phone.slice(5, 8)}-${one.phone.slice(8)}`], /with matches/),
-  qNorth: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name.split(' ')[1]], /with matches/, 'north_mgr'),
+  qName: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name], qPlans),
+  qLast: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name.split(' ')[1]], qPlans),
+  qPhone: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [`${one.phone.slice(5, 8)}-${one.phone.slice(8)}`], qPlans),
+  qNorth: await plans(`select app_public.contacts_search($1, null, null, 1, 25)`, [one.name], qPlans, 'north_mgr'),
   upsert: await plans(`select app_public.contacts_upsert($1::citext, 'Plan Explainer')`, [`explain.${started}@load.example`], /insert into app_public\.contacts/),
 };
 await owner.end();
@@ -350,64 +399,82 @@ await db.stop();
 // ---------------------------------------------------------------------------------------------
 // The report
 // ---------------------------------------------------------------------------------------------
-const command = [...['BENCH_CONTACTS', 'BENCH_OTHER_ORGS', 'BENCH_OTHER_CONTACTS', 'BENCH_SECONDS', 'BENCH_RATE', 'BENCH_REUSE']
+const command = [...['BENCH_CONTACTS', 'BENCH_OTHER_ORGS', 'BENCH_OTHER_CONTACTS', 'BENCH_SECONDS', 'BENCH_PACE', 'BENCH_REUSE']
   .filter((k) => env[k]).map((k) => `${k}=${env[k]}`), ...(env.DATABASE_URL ? ['DATABASE_URL=…'] : []), 'npm run bench:contacts'].join(' ');
 const find = (rs: Result[], prefix: string) => rs.find((r) => r.name.startsWith(prefix));
-const row = (r: Result, f?: Result) => `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p95, 1)} | ${fmt(r.p99, 1)} | ${f ? `${fmt(f.p50, 1)} / ${fmt(f.p95, 1)} / ${fmt(f.p99, 1)}` : '–'} |`;
-const target = (label: string, r: Result | undefined, goal: string, ok: boolean) => `| ${label} | ${goal} | ${r ? (ok ? '**met**' : '**not met**') : '–'} |`;
+const ms = (n: number | undefined) => (n === undefined ? '–' : fmt(n, 1));
+const row = (r: Result, f?: Result) =>
+  `| ${r.name} | ${fmt(r.rps)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${f ? `${fmt(f.rps)} req/s: ${ms(f.p50)} / ${ms(f.p95)} / ${ms(f.p99)}` : '–'} |`;
 const sat = (p: string) => find(saturated, p)!;
 const fix = (p: string) => find(fixed, p);
-const qMix = sat('contacts_search by q (mix');
+const verdict = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined ? '–' : ok(value) ? 'met' : 'not met');
+const goalRow = (label: string, prefix: string, limit: number) => {
+  const a = sat(prefix).p95;
+  const b = fix(prefix)?.p95;
+  return `| ${label}, p95 | ≤ ${limit} ms | ${ms(a)} ms (${verdict(a, (v) => v <= limit)}) | ${ms(b)} ms (${verdict(b, (v) => v <= limit)}) |`;
+};
 const upsertIns = sat('contacts_upsert, new');
+const upsertUpd = sat('contacts_upsert, existing');
 const md = `## Contacts at 1,000,000 contacts
 
 Produced by \`${command}\` (bench/contacts.ts) on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores,
-${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL from ${env.DATABASE_URL ? 'DATABASE_URL' : 'the embedded server'} (on the same machine), Node ${process.version}.
-Data: ${fmt(CONTACTS)} contacts in one organization plus ${OTHER_ORGS} organizations of ${fmt(OTHER_CONTACTS)}
-(${fmt(Number(sizes.total))} rows, contacts table ${sizes.contacts}, trigram index ${sizes.search_index}), loaded as the owner with
-\`generate_series\` ${state.loadSeconds ? `in ${state.loadSeconds} s` : ''} (names from 100 first and 250 last names, unique emails and phones, each
-contact at one of 4 locations, one in five tagged). autocannon at ${CONNECTIONS} connections from the same machine, the server in its own
-process with a pool of 20; every request is authenticated (an organization key unless the row says otherwise) and runs under RLS.
-Each row: ${SECONDS} s after a 2 s warm-up. Saturated = as fast as the 16 connections go (latency is then mostly queueing on
-${os.cpus().length} cores shared by load generator, Node and PostgreSQL); fixed rate = the same ${CONNECTIONS} connections offering ${fmt(RATE)} requests/s.
+${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL from ${env.DATABASE_URL ? 'DATABASE_URL (the machine\'s own server, default settings: 128 MB shared_buffers)' : 'the embedded server'},
+Node ${process.version}, load generator, server and PostgreSQL on the same machine.
 
-| request | saturated req/s | p50 ms | p95 ms | p99 ms | at ${fmt(RATE)} req/s: p50 / p95 / p99 ms |
+Data: ${fmt(CONTACTS)} contacts in one organization plus ${OTHER_ORGS} organizations of ${fmt(OTHER_CONTACTS)}
+(${fmt(Number(sizes.total))} rows; contacts table ${sizes.contacts}, trigram index ${sizes.search_index}), loaded as the owner with
+\`generate_series\` in ${state.loadSeconds} s (secondary indexes built after the rows): names from 100 first and 250 last names,
+unique emails and phones, each contact at one of 4 locations, one in five tagged. Requests name contacts sampled from the
+big organization; every request is authenticated (an organization key unless the row says otherwise) and runs under RLS;
+the server runs in its own process with a pool of 20 and no rate limiter.
+
+Two measurements per read, ${SECONDS} s each after a 2 s warm-up, both over ${CONNECTIONS} keep-alive connections:
+**saturated** (autocannon, closed loop: each connection sends as soon as it has its answer, so throughput is the capacity of
+${os.cpus().length} cores shared by load generator, Node and PostgreSQL, and latency is mostly waiting in line) and **paced** (open
+loop at ${Math.round(PACE * 100)}% of that capacity, latency counted from when each request was due, waiting for a free connection included).
+
+| request | saturated req/s | p50 ms | p95 ms | p99 ms | paced: rate, p50 / p95 / p99 ms |
 |---|---:|---:|---:|---:|---:|
 ${saturated.map((r) => row(r, fix(r.name))).join('\n')}
 
-q kinds (20 samples each; contacts of the big organization matched): ${matchCounts.map((m) => `${m.kind} ≈ ${fmt(m.avg)} (max ${fmt(m.max)})`).join('; ')}.
+Contacts of the big organization a q matches (20 samples of each kind): ${matchCounts.map((m) => `${m.kind} ≈ ${fmt(m.avg)} (max ${fmt(m.max)})`).join('; ')}.
 
-| target | goal | saturated | at ${fmt(RATE)} req/s |
+| target | goal | saturated | paced |
 |---|---|---|---|
-| contacts_search by q, p95 | ≤ 25 ms | ${fmt(qMix.p95, 1)} ms | ${fmt(fix('contacts_search by q (mix')?.p95 ?? NaN, 1)} ms |
-| contacts_search by email, p95 | ≤ 5 ms | ${fmt(sat('contacts_search by email').p95, 1)} ms | ${fmt(fix('contacts_search by email')?.p95 ?? NaN, 1)} ms |
-| contacts_search by phone, p95 | ≤ 5 ms | ${fmt(sat('contacts_search by phone').p95, 1)} ms | ${fmt(fix('contacts_search by phone')?.p95 ?? NaN, 1)} ms |
-| contacts_get, p95 | ≤ 5 ms | ${fmt(sat('contacts_get').p95, 1)} ms | ${fmt(fix('contacts_get')?.p95 ?? NaN, 1)} ms |
-| contacts_upsert (new contacts) | ≥ 1,500 /s | ${fmt(upsertIns.rps)} /s | – |
+${goalRow('contacts_search by q (typical)', 'contacts_search by q (typical: ', 25)}
+${goalRow('contacts_search by q, common last name', 'contacts_search by q: common last name', 25)}
+${goalRow('contacts_search by email', 'contacts_search by email', 5)}
+${goalRow('contacts_search by phone', 'contacts_search by phone', 5)}
+${goalRow('contacts_get', 'contacts_get', 5)}
+| contacts_upsert, new contacts | ≥ 1,500 /s | ${fmt(upsertIns.rps)} /s (${verdict(upsertIns.rps, (v) => v >= 1500)}) | – |
+| contacts_upsert, existing contacts | ≥ 1,500 /s | ${fmt(upsertUpd.rps)} /s (${verdict(upsertUpd.rps, (v) => v >= 1500)}) | – |
 
-### Plans (auto_explain inside the SQL functions, organization key unless noted)
+### Plans (auto_explain inside the SQL functions, as the request role; organization key unless noted)
 
-contacts_get (primary key under the reach policy):
+contacts_get: the primary key, the reach policy reduced to its one-time filters for a key that reaches the whole organization:
 \`\`\`
 ${explain.get}
 \`\`\`
-contacts_search by email (the unique (organization_id, email) index; phone uses (organization_id, phone) the same way):
+contacts_search by email: the unique (organization_id, email_key) index. email_key is text, so its equality is leakproof and
+may be an index condition under row security (citext's is not; phone is text already and uses (organization_id, phone)):
 \`\`\`
 ${explain.email}
 \`\`\`
-contacts_search by q, a full name (trigram GIN index on organization_id and name/email/phone, then the exact recheck):
+contacts_search by q, a full name: the trigram GIN index (organization_id, name/email/phone) inside
+app_hidden.contacts_matching, then an index-only probe per match under the caller's policy:
 \`\`\`
 ${explain.qName}
 \`\`\`
-contacts_search by q, a phone fragment:
+contacts_search by q, a phone fragment (written 123-4567: the text and the phone's digits, a BitmapOr):
 \`\`\`
 ${explain.qPhone}
 \`\`\`
-contacts_search by q, a last name (thousands of matches: every match is counted for \`total\`):
+contacts_search by q, a common last name: thousands of matches, each rechecked on the heap and probed, since \`total\`
+counts them all:
 \`\`\`
 ${explain.qLast}
 \`\`\`
-The same, for the location-limited manager key (the reach policy's \`exists\` on contact_locations per match):
+The full-name search for the location-limited manager key: the same lookup; the probe now also checks contact_locations:
 \`\`\`
 ${explain.qNorth}
 \`\`\`
