@@ -21,7 +21,8 @@ export function inputSchemaOf(op: AnyOperation): Tool['inputSchema'] {
 }
 
 export function toolOf(op: AnyOperation): Tool {
-  const readOnly = op.method === 'GET';
+  // a read scope authorizes no write, so a POST under one (audiences_preview_count) is a read too
+  const readOnly = op.method === 'GET' || (op.scope?.endsWith(':read') ?? false);
   return {
     name: op.operationId,
     title: op.summary,

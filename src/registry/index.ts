@@ -3,5 +3,6 @@
 import type { AnyOperation } from './operation.ts';
 import { meGet } from '../me/operations.ts';
 import { contactsOperations } from '../contacts/index.ts';
+import { audiencesOperations } from '../audiences/index.ts';
 
-export const operations: readonly AnyOperation[] = [meGet, ...contactsOperations];
+export const operations: readonly AnyOperation[] = [meGet, ...contactsOperations, ...audiencesOperations];
