@@ -26,16 +26,16 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 /** Counts a request against its route's limit; answers 429 when over it. */
 function rateLimited(limiter: RateLimiter | undefined, route: string): express.RequestHandler {
   if (!limiter) return (_req, _res, next) => next();
+  const limit = String(limiter.limit);
+  const policy = `${limit};w=60`;
   return (req, res, next) => {
     const v = limiter.hit(req.ip ?? req.socket.remoteAddress ?? 'unknown', route);
-    res.set({
-      'RateLimit-Policy': `${v.limit};w=60`,
-      'RateLimit-Limit': String(v.limit),
-      'RateLimit-Remaining': String(v.remaining),
-      'RateLimit-Reset': String(v.reset),
-    });
+    res.setHeader('RateLimit-Policy', policy);
+    res.setHeader('RateLimit-Limit', limit);
+    res.setHeader('RateLimit-Remaining', String(v.remaining));
+    res.setHeader('RateLimit-Reset', String(v.reset));
     if (v.allowed) return next();
-    res.set('Retry-After', String(v.reset));
+    res.setHeader('Retry-After', String(v.reset));
     sendError(req, res, new ApiError(429, 'rate_limited',
       `Over the limit of ${v.limit} requests per 60 seconds on this route; retry after ${v.reset} s`));
   };

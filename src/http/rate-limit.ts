@@ -41,11 +41,12 @@ export function postgresWindowStore(pool: pg.Pool): WindowStore {
 }
 
 export class RateLimiter {
-  private readonly limit: number;
+  readonly limit: number;
   private readonly store: WindowStore;
   private readonly now: () => number;
   private windowStart = 0;
-  private counts = new Map<string, Count>();
+  /** route → client address → count, for the current window only. */
+  private counts = new Map<string, Map<string, Count>>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
 
@@ -60,9 +61,10 @@ export class RateLimiter {
   hit(client: string, route: string): Verdict {
     const now = this.now();
     this.roll(now);
-    const key = `${client}\u0000${route}`;
-    let c = this.counts.get(key);
-    if (!c) this.counts.set(key, (c = { total: 0, pending: 0 }));
+    let byClient = this.counts.get(route);
+    if (!byClient) this.counts.set(route, (byClient = new Map()));
+    let c = byClient.get(client);
+    if (!c) byClient.set(client, (c = { total: 0, pending: 0 }));
     c.total++;
     c.pending++;
     return {
@@ -82,23 +84,19 @@ export class RateLimiter {
   private async doFlush(): Promise<void> {
     this.roll(this.now());
     const windowStart = this.windowStart;
-    // Every route seen in this window goes out, new hits or not, to learn what the other
-    // processes added.
-    const batch = [...this.counts.entries()].map(([key, c]) => ({ key, sent: c.pending }));
+    // Every client and route seen in this window goes out, new hits or not, to learn what the
+    // other processes added.
+    const batch: { client: string; route: string; hits: number; count: Count }[] = [];
+    for (const [route, byClient] of this.counts) {
+      for (const [client, count] of byClient) batch.push({ client, route, hits: count.pending, count });
+    }
     if (!batch.length) return;
-    const counts = batch.map(({ key, sent }) => {
-      const [client, route] = key.split('\u0000') as [string, string];
-      return { client, route, hits: sent };
-    });
     try {
-      const totals = await this.store(new Date(windowStart), counts);
+      const totals = await this.store(new Date(windowStart), batch.map(({ client, route, hits }) => ({ client, route, hits })));
       if (windowStart !== this.windowStart) return; // the window rolled over meanwhile
-      for (const { key, sent } of batch) {
-        const c = this.counts.get(key);
-        if (c) c.pending -= sent;
-      }
+      for (const { hits, count } of batch) count.pending -= hits;
       for (const t of totals) {
-        const c = this.counts.get(`${t.client}\u0000${t.route}`);
+        const c = this.counts.get(t.route)?.get(t.client);
         // what the store knows, plus what arrived here while it answered
         if (c) c.total = Math.max(c.total, t.hits + c.pending);
       }
