@@ -18,6 +18,12 @@ import { describeSeed, seedDemo } from '../seed/demo.ts';
 
 class UsageError extends Error {}
 
+// `svc openapi | head` closes our stdout early: that is the reader's choice, not a failure.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
 const USAGE = `usage: svc <command>
   serve [--port N] [--no-worker]     run the API and the workers
   worker                             run the background workers alone
