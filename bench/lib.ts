@@ -37,11 +37,19 @@ export async function startTarget(args: string[], env: Record<string, string> = 
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-export interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+export interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number; requests: number }
+
+/** The target process's CPU time so far, in microseconds. */
+export function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (m: { cpu: NodeJS.CpuUsage }) => resolve(m.cpu.user + m.cpu.system));
+    child.send('cpu');
+  });
+}
 
 export async function load(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<Load> {
   const r = await autocannon({ url, connections: opts.connections, duration: opts.seconds, headers: opts.headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, requests: r.requests.total };
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
