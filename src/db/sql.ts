@@ -57,10 +57,21 @@ export function toQuery(q: Sql): { text: string; values: unknown[] } {
 }
 
 function toParam(value: unknown): unknown {
+  if (Array.isArray(value)) return arrayText(value);
   if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
     return JSON.stringify(value);
   }
   return value;
+}
+
+/** A JS array as PostgreSQL array text ('{"a","b",NULL}'), for `${ids}::uuid[]`. */
+function arrayText(values: readonly unknown[]): string {
+  return `{${values.map((v) => {
+    if (v === null || v === undefined) return 'NULL';
+    if (Array.isArray(v)) return arrayText(v);
+    const text = typeof v === 'string' ? v : String(v);
+    return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  }).join(',')}}`;
 }
 
 export function literal(value: unknown): string {
@@ -74,6 +85,7 @@ export function literal(value: unknown): string {
   if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'`;
   if (value instanceof Date) return escapeLiteral(value.toISOString());
   if (typeof value === 'string') return escapeLiteral(noNul(value));
+  if (Array.isArray(value)) return escapeLiteral(noNul(arrayText(value)));
   return escapeLiteral(noNul(JSON.stringify(value)));
 }
 
