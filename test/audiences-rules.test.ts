@@ -5,6 +5,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import { startApp, type TestApp } from './helpers/app.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
+import { prng } from './helpers/random.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 
 let app: TestApp;
@@ -23,17 +24,6 @@ const CUSTOM = {
 const TEXTS = ['Gold', 'gold plan', 'SILVER', '50%_off', 'back\\slash', 'a_b', 'Bronze 2'];
 const NAMES = ['Ann Lee', 'bob SMITH', 'Cy Nowhere', 'Dee O\'Hara', '100% Real_Name', 'Eve', 'eve adams', 'Zed \\ Back', 'MIXED case'];
 
-/** A small deterministic generator, so the data set is the same on every run. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = prng(20261122);
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
 const maybe = <T>(p: number, f: () => T): T | undefined => (rnd() < p ? f() : undefined);

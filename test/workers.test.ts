@@ -98,7 +98,7 @@ test.serial('a failed delivery keeps its error, stays queued for the retry, and 
 
 test.serial('the hourly purge drops expired idempotency records and rate-limit windows only', async (t) => {
   const parsed = parseCrontab(crontab);
-  t.deepEqual(parsed.map((item) => item.task), ['purge_expired_request_records']);
+  t.deepEqual(parsed.map((item) => item.task), ['purge_expired_request_records', 'refresh_search_trigrams']);
   t.true(parsed.every((item) => item.task in createTaskList(sinkOnly)), 'every cron item names a registered task');
 
   await db.owner.query(`
@@ -113,6 +113,15 @@ test.serial('the hourly purge drops expired idempotency records and rate-limit w
   await runJobs(db, sinkOnly);
   t.deepEqual((await db.owner.query(`select key from app_private.idempotency_keys`)).rows.map((r) => r.key), ['fresh']);
   t.deepEqual((await db.owner.query(`select route from app_private.rate_limit_windows`)).rows.map((r) => r.route), ['current']);
+});
+
+test.serial('the hourly trigram count recounts the shares contacts_search picks the pieces of q by', async (t) => {
+  await db.owner.query('delete from app_private.search_trigrams');
+  await db.owner.query(`select graphile_worker.add_job('refresh_search_trigrams', '{}'::json)`);
+  await runJobs(db, sinkOnly);
+  const { rows } = await db.owner.query(`select trigram, share from app_private.search_trigrams where trigram = 'ann'`);
+  t.is(rows.length, 1, 'the fixture contact Ann Lee was counted');
+  t.true(rows[0].share > 0 && rows[0].share <= 1);
 });
 
 test.serial('svc admin outbox prints one JSON line per delivered message, and --since filters', async (t) => {
