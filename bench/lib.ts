@@ -1,7 +1,7 @@
 // Shared bench plumbing: a database to load, a measured server in a child process, and the
 // load generator.
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -68,4 +68,33 @@ export function writeSection(name: string, markdown: string): void {
   const j = text.indexOf(end);
   text = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + end.length) : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, text);
+}
+
+/**
+ * CPU time so far of every process named `postgres` on this machine (server and backends), in
+ * microseconds, from /proc; 0 where /proc is not readable. Meaningful when the measured server
+ * is this machine's (DATABASE_URL on localhost, or the embedded one). Backends that have ended
+ * count through the postmaster, which reaps them (its children's time), so the sum only grows.
+ */
+export function postgresCpu(): number {
+  let ticks = 0;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+      const fields = stat.slice(close + 2).split(' ');
+      // utime, stime, and the reaped children's cutime, cstime (fields 14 to 17 of stat)
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return (ticks * 1e6) / 100; // USER_HZ is 100 on Linux
 }

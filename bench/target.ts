@@ -11,7 +11,7 @@ import { listen } from '../src/server.ts';
 import { RateLimiter, postgresWindowStore } from '../src/http/rate-limit.ts';
 
 const [kind, ownerUrl, loginUrl, orgId] = process.argv.slice(2) as [string, string, string, string];
-const POOL = 20;
+const POOL = Number(process.env.BENCH_POOL || 20);
 
 let app: express.Express;
 if (kind === 'svc' || kind === 'svc-limited') {
