@@ -15,11 +15,9 @@ import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { hashKey } from '../src/auth/keys.ts';
-import { loadConfig } from '../src/config.ts';
-import { loginUrlFor, openDatabase } from '../src/db/connect.ts';
-import { migrate } from '../src/db/migrate.ts';
+import { loginUrlFor } from '../src/db/connect.ts';
 import { encodeCursor } from '../src/audiences/schemas.ts';
-import { fmt, startTarget, writeSection } from './lib.ts';
+import { benchServer, databaseUrl, fmt, freshDatabase, LINK_LOCATIONS, startTarget, writeSection } from './lib.ts';
 
 const env = process.env;
 const CONTACTS = Number(env.BENCH_CONTACTS || 1_000_000);
@@ -31,8 +29,8 @@ const started = Date.now();
 const loadAtStart = os.loadavg()[0]!;
 const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 
-const db = await openDatabase(loadConfig({ ...env, SVC_DATA_DIR: env.SVC_DATA_DIR || '.data/bench', SVC_EMBEDDED_PORT: '54331' }));
-const ownerUrl = (() => { const u = new URL(db.ownerUrl); u.pathname = `/${DB_NAME}`; return u.toString(); })();
+const db = await benchServer();
+const ownerUrl = databaseUrl(db, DB_NAME);
 const loginUrl = loginUrlFor(ownerUrl, db.loginPassword);
 const stateFile = new URL('./.out/audiences.json', import.meta.url);
 const size = { CONTACTS, OTHER_ORGS, OTHER_CONTACTS };
@@ -83,23 +81,12 @@ const LOAD_CONTACTS = `
     from generate_series(1, $2::int) g(i)
     cross join (select array_agg(id order by position) as ids from app_public.pipeline_stages where organization_id = $1::uuid) st
     cross join lateral (select now() - (abs(hashint4(g.i + 7)) % 63072000) * interval '1 second' as seen) s`;
-const LINK_LOCATIONS = `
-  insert into app_public.contact_locations (organization_id, contact_id, location_id)
-  select c.organization_id, c.id, loc.ids[1 + abs(hashtext(c.id::text)) % array_length(loc.ids, 1)]
-    from app_public.contacts c
-    cross join (select array_agg(id order by name) as ids from app_public.locations where organization_id = $1::uuid) loc
-   where c.organization_id = $1::uuid and array_length(loc.ids, 1) > 0`;
 
 interface State { size: typeof size; big: Applied; loadSeconds: number }
 
 async function load(): Promise<State> {
   const t0 = Date.now();
-  const admin = new pg.Client(db.ownerUrl);
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.query(`create database ${DB_NAME}`);
-  await admin.end();
-  await migrate(ownerUrl, db.loginPassword);
+  await freshDatabase(db, DB_NAME);
   const pool = new pg.Pool({ connectionString: ownerUrl, max: 2 });
   const owner = await pool.connect();
   try {

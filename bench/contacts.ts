@@ -20,11 +20,10 @@ import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { hashKey } from '../src/auth/keys.ts';
-import { loadConfig } from '../src/config.ts';
-import { loginUrlFor, openDatabase } from '../src/db/connect.ts';
+import { loginUrlFor } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { prepareBaseline } from './baseline.ts';
-import { cpuOf, fmt, postgresCpu, startTarget, writeSection } from './lib.ts';
+import { benchServer, cpuOf, databaseUrl, fmt, freshDatabase, LINK_LOCATIONS, postgresCpu, startTarget, writeSection } from './lib.ts';
 
 const env = process.env;
 const CONTACTS = Number(env.BENCH_CONTACTS || 1_000_000);
@@ -42,8 +41,8 @@ const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFix
 // ---------------------------------------------------------------------------------------------
 // The database: its own name, so other benches can run beside it
 // ---------------------------------------------------------------------------------------------
-const db = await openDatabase(loadConfig({ ...env, SVC_DATA_DIR: env.SVC_DATA_DIR || '.data/bench', SVC_EMBEDDED_PORT: '54331' }));
-const ownerUrl = (() => { const u = new URL(db.ownerUrl); u.pathname = `/${DB_NAME}`; return u.toString(); })();
+const db = await benchServer();
+const ownerUrl = databaseUrl(db, DB_NAME);
 const loginUrl = loginUrlFor(ownerUrl, db.loginPassword);
 const stateFile = new URL('./.out/contacts.json', import.meta.url);
 const size = { CONTACTS, OTHER_ORGS, OTHER_CONTACTS };
@@ -126,12 +125,6 @@ const LOAD_CONTACTS = `
     cross join lateral (select ($3::text[])[1 + abs(hashint4(g.i)) % array_length($3::text[], 1)] as name) f
     cross join lateral (select ($4::text[])[1 + abs(hashint4(g.i + 1000003)) % array_length($4::text[], 1)] as name) l
     cross join lateral (select now() - (abs(hashint4(g.i + 7)) % 63072000) * interval '1 second' as seen) s`;
-const LINK_LOCATIONS = `
-  insert into app_public.contact_locations (organization_id, contact_id, location_id)
-  select c.organization_id, c.id, loc.ids[1 + abs(hashtext(c.id::text)) % array_length(loc.ids, 1)]
-    from app_public.contacts c
-    cross join (select array_agg(id order by name) as ids from app_public.locations where organization_id = $1::uuid) loc
-   where c.organization_id = $1::uuid`;
 const TAG_SOME = `
   with t as (insert into app_public.tags (organization_id, name) select $1::uuid, 'tag ' || n from generate_series(1, 5) n returning id)
   insert into app_public.contact_tags (organization_id, contact_id, tag_id)
@@ -140,12 +133,7 @@ const TAG_SOME = `
 
 async function load(): Promise<State> {
   const t0 = Date.now();
-  const admin = new pg.Client(db.ownerUrl);
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.query(`create database ${DB_NAME}`);
-  await admin.end();
-  await migrate(ownerUrl, db.loginPassword);
+  await freshDatabase(db, DB_NAME);
   const owner = new pg.Client(ownerUrl);
   await owner.connect();
   try {
@@ -205,11 +193,7 @@ if (!state) {
   await c.end();
 }
 const beforeDb = `${DB_NAME}_before`;
-const beforeUrls = (() => {
-  const u = new URL(ownerUrl);
-  u.pathname = `/${beforeDb}`;
-  return { owner: u.toString(), login: loginUrlFor(u.toString(), db.loginPassword) };
-})();
+const beforeUrls = { owner: databaseUrl(db, beforeDb), login: loginUrlFor(databaseUrl(db, beforeDb), db.loginPassword) };
 if (BASELINE) {
   log(`baseline: ${beforeDb}, a copy with the read paths as they were before migration 000008`);
   await prepareBaseline(db.ownerUrl, DB_NAME, beforeDb);

@@ -11,20 +11,50 @@ import { migrate } from '../src/db/migrate.ts';
 
 export interface BenchDb { db: Database; ownerUrl: string; loginUrl: string; owner: pg.Pool }
 
-/** A fresh `svc_bench` database on DATABASE_URL's server (or the embedded one). */
-export async function benchDatabase(): Promise<BenchDb> {
-  const db = await openDatabase(loadConfig({ ...process.env, SVC_DATA_DIR: process.env.SVC_DATA_DIR || '.data/bench', SVC_EMBEDDED_PORT: '54331' }));
-  const admin = new pg.Client(db.ownerUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'));
-  await admin.connect();
-  await admin.query('drop database if exists svc_bench with (force)');
-  await admin.query('create database svc_bench');
-  await admin.end();
+/** The server the benches use: DATABASE_URL's, or the embedded one on its own port and folder. */
+export function benchServer(): Promise<Database> {
+  return openDatabase(loadConfig({ ...process.env, SVC_DATA_DIR: process.env.SVC_DATA_DIR || '.data/bench', SVC_EMBEDDED_PORT: '54331' }));
+}
+
+/** The owner URL of database `name` on the bench server. */
+export function databaseUrl(db: Database, name: string): string {
   const url = new URL(db.ownerUrl);
-  url.pathname = '/svc_bench';
-  const ownerUrl = url.toString();
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Drops database `name` if it exists, creates it afresh and migrates it; answers its owner URL. */
+export async function freshDatabase(db: Database, name: string): Promise<string> {
+  const admin = new pg.Client(db.ownerUrl);
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const ownerUrl = databaseUrl(db, name);
   await migrate(ownerUrl, db.loginPassword);
+  return ownerUrl;
+}
+
+/** A fresh `svc_bench` database on the bench server. */
+export async function benchDatabase(): Promise<BenchDb> {
+  const db = await benchServer();
+  const ownerUrl = await freshDatabase(db, 'svc_bench');
   return { db, ownerUrl, loginUrl: loginUrlFor(ownerUrl, db.loginPassword), owner: new pg.Pool({ connectionString: ownerUrl, max: 4 }) };
 }
+
+/**
+ * Links each contact of organization $1 to one of its locations, chosen by a hash of its id
+ * (set-based, for the 1,000,000-contact loads).
+ */
+export const LINK_LOCATIONS = `
+  insert into app_public.contact_locations (organization_id, contact_id, location_id)
+  select c.organization_id, c.id, loc.ids[1 + abs(hashtext(c.id::text)) % array_length(loc.ids, 1)]
+    from app_public.contacts c
+    cross join (select array_agg(id order by name) as ids from app_public.locations where organization_id = $1::uuid) loc
+   where c.organization_id = $1::uuid and array_length(loc.ids, 1) > 0`;
 
 export async function startTarget(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
   const child = fork(fileURLToPath(new URL('./target.ts', import.meta.url)), args, {
