@@ -32,6 +32,10 @@ test('migrations apply to an empty database and again as a no-op', async (t) => 
         where n.nspname like 'app\\_%' and p.prosecdef`);
       t.true(definers.rows.length > 0);
       for (const f of definers.rows) t.true((f.proconfig ?? []).some((s: string) => s.startsWith('search_path=')), `${f.proname} pins search_path`);
+      const open = await c.query(`select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        where n.nspname = 'app_hidden' and p.prosecdef
+          and (p.proacl is null or exists (select 1 from aclexplode(p.proacl) a where a.grantee = 0))`);
+      t.deepEqual(open.rows, [], 'no definer helper of app_hidden is executable by PUBLIC');
     } finally {
       await c.end();
     }
