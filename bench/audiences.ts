@@ -10,14 +10,13 @@
 // The data is loaded as the owner with set-based SQL (generate_series), not through the API.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { hashKey } from '../src/auth/keys.ts';
 import { loginUrlFor } from '../src/db/connect.ts';
 import { encodeCursor } from '../src/audiences/schemas.ts';
-import { benchServer, databaseUrl, fmt, freshDatabase, LINK_LOCATIONS, startTarget, writeSection } from './lib.ts';
+import { benchServer, closedLoop, databaseUrl, fmt, freshDatabase, LINK_LOCATIONS, startTarget, writeSection } from './lib.ts';
 
 const env = process.env;
 const CONTACTS = Number(env.BENCH_CONTACTS || 1_000_000);
@@ -221,30 +220,10 @@ const cursorInStatic = () => encodeCursor(pick(memberSample).id);
 // ---------------------------------------------------------------------------------------------
 interface Workload { name: string; method?: 'GET' | 'POST'; key?: string; concurrency: number; next: () => { path: string; body?: string } }
 interface Result { name: string; connections: number; rps: number; p50: number; p95: number; p99: number; count: number; errors: number }
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 async function measure(w: Workload, connections: number, seconds: number): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({
-      url: target.url,
-      connections,
-      duration: seconds,
-      headers: { authorization: `Bearer ${big.keys[w.key ?? 'org']}`, 'content-type': 'application/json' },
-      requests: [{
-        method: w.method ?? 'GET',
-        setupRequest: (req: autocannon.Request) => { const r = w.next(); return { ...req, path: r.path, body: r.body }; },
-      }],
-    }, (err, res) => (err ? reject(err) : resolve(res)));
-    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-      latencies.push(ms);
-      if (status >= 400) errors++;
-    });
-  });
-  latencies.sort((a, b) => a - b);
-  return { name: w.name, connections, rps: result.requests.average, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95),
-    p99: percentile(latencies, 0.99), count: latencies.length, errors: errors + result.errors };
+  const r = await closedLoop({ url: target.url, key: big.keys[w.key ?? 'org']!, connections, seconds, method: w.method, next: w.next });
+  return { name: w.name, connections, ...r };
 }
 
 const preview = (def: () => unknown) => () => ({ path: '/api/v1/audiences/preview-count', body: JSON.stringify(def()) });

@@ -15,7 +15,6 @@ import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
 import type { Applied } from '../src/admin/fixture.ts';
@@ -23,7 +22,7 @@ import { hashKey } from '../src/auth/keys.ts';
 import { loginUrlFor } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { prepareBaseline } from './baseline.ts';
-import { benchServer, cpuOf, databaseUrl, fmt, freshDatabase, LINK_LOCATIONS, postgresCpu, startTarget, writeSection } from './lib.ts';
+import { benchServer, closedLoop, cpuOf, databaseUrl, fmt, freshDatabase, LINK_LOCATIONS, percentile, postgresCpu, startTarget, writeSection } from './lib.ts';
 
 const env = process.env;
 const CONTACTS = Number(env.BENCH_CONTACTS || 1_000_000);
@@ -257,33 +256,13 @@ interface Result {
   cpu?: { server: number; postgres: number };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 /** Closed loop: 16 connections, each sending its next request when the last one answered. */
 async function saturate(url: string, w: Workload, seconds: number, server = child): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
   const cpuBefore = { server: await cpuOf(server), postgres: postgresCpu() };
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({
-      url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      headers: { authorization: `Bearer ${big.keys[w.key]}`, 'content-type': 'application/json' },
-      requests: [{
-        method: w.method ?? 'GET',
-        setupRequest: (req: autocannon.Request) => { const r = w.next(); return { ...req, path: r.path, body: r.body }; },
-      }],
-    }, (err, res) => (err ? reject(err) : resolve(res)));
-    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-      latencies.push(ms);
-      if (status >= 400) errors++;
-    });
-  });
-  const cpu = { server: (await cpuOf(server) - cpuBefore.server) / latencies.length, postgres: (postgresCpu() - cpuBefore.postgres) / latencies.length };
-  latencies.sort((a, b) => a - b);
-  return { name: w.name, rps: result.requests.average, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95),
-    p99: percentile(latencies, 0.99), count: latencies.length, errors: errors + result.errors, cpu };
+  const r = await closedLoop({ url, key: big.keys[w.key]!, connections: CONNECTIONS, seconds, method: w.method, next: w.next });
+  const cpu = { server: (await cpuOf(server) - cpuBefore.server) / r.count, postgres: (postgresCpu() - cpuBefore.postgres) / r.count };
+  return { name: w.name, ...r, cpu };
 }
 
 /**

@@ -128,3 +128,40 @@ export function postgresCpu(): number {
   }
   return (ticks * 1e6) / 100; // USER_HZ is 100 on Linux
 }
+
+/** The value at quantile p of ascending `sorted`. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+
+export interface ClosedLoop { rps: number; p50: number; p95: number; p99: number; count: number; errors: number }
+
+/**
+ * Closed loop: `connections` keep-alive connections, each sending its next request (from
+ * `next`) as soon as it has the answer to the last, for `seconds`. Latencies are every
+ * answer's; answers of 400 and above count as errors.
+ */
+export async function closedLoop(opts: {
+  url: string; key: string; connections: number; seconds: number; method?: string;
+  next: () => { path: string; body?: string };
+}): Promise<ClosedLoop> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({
+      url: opts.url,
+      connections: opts.connections,
+      duration: opts.seconds,
+      headers: { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json' },
+      requests: [{
+        method: (opts.method ?? 'GET') as autocannon.Request['method'],
+        setupRequest: (req: autocannon.Request) => { const r = opts.next(); return { ...req, path: r.path, body: r.body }; },
+      }],
+    }, (err, res) => (err ? reject(err) : resolve(res)));
+    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      latencies.push(ms);
+      if (status >= 400) errors++;
+    });
+  });
+  latencies.sort((a, b) => a - b);
+  return { rps: result.requests.average, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95),
+    p99: percentile(latencies, 0.99), count: latencies.length, errors: errors + result.errors };
+}
