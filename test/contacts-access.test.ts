@@ -4,8 +4,7 @@
 import test from 'ava';
 import type pg from 'pg';
 import { startApp, type TestApp } from './helpers/app.ts';
-import { contactsFixture, snapshot } from './helpers/contacts.ts';
-import { hashKey } from '../src/auth/keys.ts';
+import { asKey, contactsFixture, snapshot } from './helpers/contacts.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 
 let app: TestApp;
@@ -239,18 +238,7 @@ test.serial('search, upsert and stages never reach another organization', async 
 // Straight at the SQL: the policies, not the TypeScript, keep these rules
 // ---------------------------------------------------------------------------------------------
 
-async function as<T>(key: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await app.db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query('set local role svc_request');
-    await c.query(`select app_hidden.authenticate($1, null, 'open', null)`, [hashKey(key)]);
-    return await fn(c);
-  } finally {
-    await c.query('rollback');
-    c.release();
-  }
-}
+const as = <T>(key: string, fn: (c: pg.PoolClient) => Promise<T>) => asKey(app, key, fn);
 
 test.serial('SQL: the functions limit fields for members whoever calls them', async (t) => {
   const card = await as(a.keys.member_key!, (c) => c.query(`select app_public.contacts_get($1) as r`, [a.ids.ann]));
