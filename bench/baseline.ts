@@ -1,6 +1,7 @@
 // The same-run baseline of bench:contacts: a copy of the loaded database put back to how the
-// contacts reads were before migration 000008 (the renderer under nested policies, q through
-// every trigram of an (organization_id, search text) index), built from the committed
+// contacts reads and upserts were before migrations 000008 and 000011 (the renderer under nested
+// policies, q through every trigram of an (organization_id, search text) index without a pending
+// list, the upserted row written under the contacts policies), built from the committed
 // migrations themselves, so both sides run on the same machine at the same time.
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -22,7 +23,7 @@ function statement(text: string, start: string): string {
   return text.slice(i, end);
 }
 
-/** The definitions the read paths had before 000008, as 000004 and 000005 wrote them. */
+/** The definitions the read paths and the upsert had before 000008, as 000004 and 000005 wrote them. */
 export function beforeSql(): string {
   const m4 = migration('000004-');
   const m5 = migration('000005-');
@@ -32,6 +33,7 @@ export function beforeSql(): string {
     replace(statement(m4, 'create function app_hidden.contact_json(c app_public.contacts)')),
     replace(statement(m5, 'create function app_hidden.contacts_matching(pattern text, digits text)')),
     statement(m5, 'create or replace function app_public.contacts_search('),
+    replace(statement(m4, 'create function app_public.contacts_upsert(')),
     'drop index app_public.contacts_search',
     `set maintenance_work_mem = '1GB'`,
     statement(m4, 'create index contacts_org_search on app_public.contacts'),
@@ -42,7 +44,7 @@ export function beforeSql(): string {
 
 /**
  * Copies `source` to `target` (dropping an older copy) and puts the copy back to the read paths
- * before 000008. The source must have no other sessions while it is copied.
+ * and the upsert before 000008. The source must have no other sessions while it is copied.
  */
 export async function prepareBaseline(adminUrl: string, source: string, target: string): Promise<void> {
   const admin = new pg.Client(adminUrl);
