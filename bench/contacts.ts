@@ -524,6 +524,8 @@ const goalRow = (label: string, prefix: string, limit: number) => {
   return `| ${label}, p95 | ≤ ${limit} ms | ${ms(a)} ms (${verdict(a, (v) => v <= limit)}) | ${ms(b)} ms (${verdict(b, (v) => v <= limit)}) |`;
 };
 const upsertIns = sat('contacts_upsert, new');
+const lastName = matchCounts.find((m) => m.kind === 'common last name');
+const lastShare = lastName ? `${fmt((100 * lastName.avg) / CONTACTS, 1)} %` : '–';
 const upsertUpd = sat('contacts_upsert, existing');
 const md = `## Contacts at ${fmt(CONTACTS)} contacts
 
@@ -580,11 +582,11 @@ ${saturated.map(compareRow).filter(Boolean).join('\n')}
 
 - **This machine.** The floor, me_get (authentication, claims, one primary-key read), ran at ${floor ? fmt(floor.rps) : '–'} requests/s
   saturated${floor ? `, costing ${fmt(floor.cpu!.server)} µs of the server's CPU and ${fmt(floor.cpu!.postgres)} µs of PostgreSQL's per request` : ''}; a
-  machine of the same kind ran it at ${fmt(EARLIER_FLOOR)} requests/s on 2026-11-22, another at 2,102. These machines are virtual
-  machines inside virtual machines, where a process waking another costs far more than its arithmetic: in a CPU profile of
-  the server under this load, the two socket writes of a request (the query to PostgreSQL, the answer to the client) take
-  a third of the server's time, each waking another process, and those wake-ups, not the work, set most of every figure
-  here. The targets are absolute; no read can meet a 5 ms p95 at 16 saturated connections on a machine whose cheapest
+  machine of the same kind ran it at ${fmt(EARLIER_FLOOR)} requests/s on 2026-11-22, another at 2,102. These machines are
+  virtualized (Firecracker guests), and there a process waking another costs far more than its arithmetic: in a CPU
+  profile of the server under this load, the two socket writes of a request (the query to PostgreSQL, the answer to the
+  client), each waking another process, take half of the server's busy time, and such wake-ups, more than the work, set
+  every figure here. The targets are absolute; no read can meet a 5 ms p95 at 16 saturated connections on a machine whose cheapest
   authenticated request barely does.
 - **Saturated latency is waiting in line.** With ${CONNECTIONS} connections always busy, latency ≈ ${CONNECTIONS} ÷ throughput, and
   throughput is what ${os.cpus().length} cores shared by the load generator, the server and PostgreSQL can do. A p95 of 5 ms at
@@ -610,7 +612,8 @@ ${saturated.map(compareRow).filter(Boolean).join('\n')}
   index's pending list (up to 256 kB of recent writes); the row "with writes in the pending list" measures q after the
   upserts with 100 more contacts written before each round.
 - **q, common last name.** Thousands of matches, each rechecked on the heap, because \`total\` counts them all; a
-  bare last name here matches ≈ 0.4 % of the contacts (250 last names for a million). Making it cheap would take a
+  bare last name here matches ${lastShare} of the contacts on average (250 last names for a million, and a short one is also
+  part of longer names and of emails). Making it cheap would take a
   capped or estimated \`total\` for broad matches, which the spec does not allow today.
 - **No filter** lists page 1 from the (organization_id, last_seen_at) index at once, but \`total\` counts every contact in
   reach. Not among the goals; the same capped-total decision would fix it.
