@@ -1,12 +1,14 @@
 // `svc serve`: migrate, seed an empty database with the demo organization, serve the API and
 // run the workers, and shut down cleanly on SIGTERM/SIGINT.
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import type { Runner } from 'graphile-worker';
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createApp } from './http/app.ts';
+import { ApiError, badRequest, envelope } from './http/errors.ts';
 import { createInternalGraphql } from './graphql/internal.ts';
 import { RateLimiter, postgresWindowStore } from './http/rate-limit.ts';
 import { log } from './log.ts';
@@ -32,7 +34,26 @@ export function requestPool(db: Database): pg.Pool {
 export async function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.on('clientError', answerUnparsable);
   });
+}
+
+/**
+ * A request Node's HTTP parser refused (a request line or headers over its 16 kB limit, broken
+ * syntax) never reaches the app: answer it with the error envelope too, instead of Node's empty
+ * 431 or 400. The path is unknown, since the request line is what could not be read.
+ */
+function answerUnparsable(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || !err.code?.startsWith('HPE_')) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(envelope(tooLarge
+    ? new ApiError(431, 'request_header_fields_too_large', 'The request line or headers are too large (at most 16 kB)')
+    : badRequest('The request could not be parsed as HTTP'), ''));
+  socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n`
+    + `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 export async function serve(opts: { port?: number; worker: boolean; config?: Config }): Promise<Running> {

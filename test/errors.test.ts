@@ -61,6 +61,18 @@ test('a non-uuid path id is 400', async (t) => {
   t.regex(res.body.message, /path\.contactId/);
 });
 
+test('a path segment with a broken percent-escape is a 400 envelope, not a 500', async (t) => {
+  const res = await app.request('GET', '/api/v1/probe/contacts/%E0%A4%A', { key: acme.keys.org });
+  isEnvelope(t, res.body, 400, 'bad_request', '/api/v1/probe/contacts/%E0%A4%A');
+  t.regex(res.body.message, /path could not be decoded/);
+});
+
+test('a request line over the parser\'s limit is a 431 envelope', async (t) => {
+  const res = await app.request('GET', `/api/v1/probe/open?q=${'z'.repeat(20_000)}`, { key: acme.keys.org });
+  t.is(res.status, 431);
+  isEnvelope(t, res.body, 431, 'request_header_fields_too_large', '');
+});
+
 test('an invalid query is 400; a valid one is coerced', async (t) => {
   t.is((await app.request('GET', '/api/v1/probe/open?page=abc', { key: acme.keys.org })).status, 400);
   t.is((await app.request('GET', '/api/v1/probe/open?page=0', { key: acme.keys.org })).status, 400);

@@ -112,6 +112,8 @@ export function createApp(deps: AppDeps): express.Express {
     let apiError: ApiError;
     if (e?.type === 'entity.too.large') apiError = new ApiError(413, 'payload_too_large', 'The request body is too large');
     else if (e?.type && typeof e.status === 'number' && e.status < 500) apiError = badRequest('The request body could not be read');
+    // the router could not percent-decode a path segment (like a malformed request line, before any key is read)
+    else if (err instanceof URIError) apiError = badRequest('The request path could not be decoded');
     else apiError = toApiError(err);
     if (apiError.statusCode >= 500) log.error({ err, requestId: res.locals.requestId }, 'request failed');
     sendError(req, res, apiError);
