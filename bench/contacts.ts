@@ -626,6 +626,15 @@ ${saturated.map(compareRow).filter(Boolean).join('\n')}
   indexed, so it writes an entry in every index; and since each round starts after a CHECKPOINT, nearly every update is
   the first change of its heap and index pages since then and logs each whole page (one backend alone: 185 µs per update
   with its pages already logged, 372 µs right after a checkpoint).
+- **Tried and not kept: HOT updates for upserts.** An upsert of an existing contact usually changes only
+  \`last_seen_at\`, \`updated_at\` and custom fields; if \`last_seen_at\` had no index in contacts, that would be a
+  HOT update (a new row version on the same page, no index entry at all). Measured on a copy of this database on a
+  slower machine (me_get 2,200–3,200 requests/s saturated; contacts rewritten at fillfactor 90, three rounds each):
+  dropping \`contacts_org_last_seen\` took existing-contact upserts from 809 to 1,068 requests/s (PostgreSQL's CPU
+  per request 1,610 → 1,109 µs), and keeping the order in a narrow side table maintained by a trigger measured
+  1,246/s. But the order would then live outside contacts, and the audiences rule on \`last_seen_at\` (≈ 55,000
+  matches) would become a join back to contacts: counting them as the owner on that machine took 160–270 ms through
+  the side table against 10 ms from the index, over that rule's ≤ 50 ms goal before row security is even applied. The index stays; upserts of existing contacts keep writing every index.
 - The server's 128 MB of shared buffers hold about a third of the contacts table and its indexes; heap rechecks of broad
   q searches read the rest from the operating system's cache.
 
