@@ -10,6 +10,8 @@ import { createInternalGraphql, type InternalGraphql } from '../src/graphql/inte
 import { pgSettingsFor } from '../src/graphql/pg-settings.ts';
 import { startApp, type TestApp } from './helpers/app.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
+import { getIntrospectionQuery } from 'postgraphile/graphql';
+import { OPERATION_LIMITS } from '../src/graphql/limits.ts';
 
 let app: TestApp;
 let gql: InternalGraphql;
@@ -118,6 +120,30 @@ test('the schema is read-only: no mutations at all', async (t) => {
   t.is(write.body.data, undefined);
   const { rows: [{ n }] } = await app.db.owner.query(`select count(*)::int as n from app_public.contacts`);
   t.is(n, 6);
+});
+
+test('one operation is bounded: top-level fields, total fields and depth; introspection is not counted', async (t) => {
+  const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `c${i}: allContacts { totalCount }`).join(' ')} }`;
+  const fits = await post(a.keys.org, aliases(OPERATION_LIMITS.rootFields));
+  t.is(fits.status, 200);
+  t.is(fits.body.data.c0.totalCount, 3);
+  for (const [query, message] of [
+    [aliases(OPERATION_LIMITS.rootFields + 1), /21 top-level fields; at most 20/],
+    [aliases(2000), /top-level fields/],
+    // the same fields through a fragment count the same
+    [`{ ...F } fragment F on Query { ${aliases(OPERATION_LIMITS.rootFields + 1).slice(1, -1)} }`, /top-level fields/],
+    [`{ allContacts { nodes { ${Array.from({ length: 1001 }, (_, i) => `f${i}: name`).join(' ')} } } }`, /more than 1000 fields/],
+    [`{ allOrganizations { nodes { ${'contactsByOrganizationId { nodes { organizationByOrganizationId { '.repeat(3)} rowId ${'} } }'.repeat(3)} } } }`,
+      /nests 12 levels deep; at most 10/],
+  ] as const) {
+    const res = await post(a.keys.org, query);
+    t.is(res.status, 400);
+    t.regex(res.body.errors?.[0]?.message ?? '', message);
+    t.is(res.body.data, undefined);
+  }
+  const introspection = await post(a.keys.org, getIntrospectionQuery());
+  t.is(introspection.status, 200);
+  t.truthy(introspection.body.data.__schema.queryType);
 });
 
 test('nothing of app_private is reachable', async (t) => {

@@ -18,6 +18,7 @@ import { runStatement, type Claims, type Requirement } from '../db/request.ts';
 import { ApiError, toApiError, unauthorized } from '../http/errors.ts';
 import { ALL_SCOPES } from '../auth/scopes.ts';
 import { log } from '../log.ts';
+import { operationTooLarge } from './limits.ts';
 import { pgSettingsFor } from './pg-settings.ts';
 
 export const INTERNAL_GRAPHQL_PATH = '/internal/graphql';
@@ -67,7 +68,8 @@ function maskError(error: GraphQLError): GraphQLError {
 /**
  * Answers anything but a query with a GraphQL error. The schema has no mutation type, but
  * graphql-js 16 has no validation rule for a missing operation type: a mutation would reach
- * Grafast's planner, which logs a stack trace and fails with an internal error.
+ * Grafast's planner, which logs a stack trace and fails with an internal error. A query over
+ * the size limits (limits.ts) is refused before it is planned.
  */
 const QueriesOnlyPlugin: GraphileConfig.Plugin = {
   name: 'SvcQueriesOnlyPlugin',
@@ -76,8 +78,12 @@ const QueriesOnlyPlugin: GraphileConfig.Plugin = {
     middleware: {
       execute(next, { args }) {
         const operation = getOperationAST(args.document, args.operationName);
-        if (!operation || operation.operation === 'query') return next();
-        return { errors: [new GraphQLError(`This API is read-only: a ${operation.operation} is not accepted`, { nodes: operation })] };
+        if (!operation) return next();
+        if (operation.operation !== 'query') {
+          return { errors: [new GraphQLError(`This API is read-only: a ${operation.operation} is not accepted`, { nodes: operation })] };
+        }
+        const tooLarge = operationTooLarge(args.document, operation);
+        return tooLarge ? { errors: [new GraphQLError(tooLarge, { nodes: operation })] } : next();
       },
     },
   },
