@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
 import { operations } from '../src/registry/index.ts';
 import { listen } from '../src/server.ts';
+import { createRequestPool } from '../src/db/request.ts';
 import { RateLimiter, postgresWindowStore } from '../src/http/rate-limit.ts';
 
 const [kind, ownerUrl, loginUrl, orgId] = process.argv.slice(2) as [string, string, string, string];
@@ -15,7 +16,7 @@ const POOL = Number(process.env.BENCH_POOL || 20);
 
 let app: express.Express;
 if (kind === 'svc' || kind === 'svc-limited') {
-  const pool = new pg.Pool({ connectionString: loginUrl, max: POOL });
+  const pool = createRequestPool(loginUrl, { max: POOL });
   // The limited target counts every request against a limit it never reaches, so the
   // difference between the two is the limiter's own cost.
   const limiter = kind === 'svc-limited' ? new RateLimiter({ limit: 1e9, store: postgresWindowStore(pool) }) : undefined;

@@ -7,6 +7,7 @@ import type { Runner } from 'graphile-worker';
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
+import { createRequestPool } from './db/request.ts';
 import { createApp } from './http/app.ts';
 import { ApiError, badRequest, envelope } from './http/errors.ts';
 import { createInternalGraphql } from './graphql/internal.ts';
@@ -24,7 +25,7 @@ export interface Running {
 }
 
 export function requestPool(db: Database): pg.Pool {
-  const pool = new pg.Pool({ connectionString: db.loginUrl, max: 20, idleTimeoutMillis: 30_000 });
+  const pool = createRequestPool(db.loginUrl);
   // An idle connection the server dropped (restart, failover) is replaced on next use; without
   // a listener the pool's error event would end the process.
   pool.on('error', (err) => log.warn({ err }, 'idle database connection lost'));

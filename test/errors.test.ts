@@ -4,6 +4,9 @@ import { startApp, type TestApp } from './helpers/app.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
 import { probeOperations } from './helpers/probes.ts';
 import type { Applied } from '../src/admin/fixture.ts';
+import { z } from 'zod';
+import { sql } from '../src/db/sql.ts';
+import { defineOperation } from '../src/registry/operation.ts';
 
 let app: TestApp;
 let acme: Applied;
@@ -111,4 +114,25 @@ test('every answer carries a request id', async (t) => {
 test('health and readiness', async (t) => {
   t.deepEqual((await app.request('GET', '/healthz')).body, { status: 'ok' });
   t.deepEqual((await app.request('GET', '/readyz')).body, { status: 'ready' });
+});
+
+test('a statement over the request time limit is cancelled: 503 timeout, and the connection serves the next request', async (t) => {
+  const sleep = defineOperation({
+    operationId: 'probe_sleep', method: 'GET', path: '/api/v1/probe/sleep', tag: 'Probe', summary: 'probe',
+    description: 'test-only', confirm: false, changes: [], idempotent: false,
+    scope: null, memberAccess: 'open', managerPower: null, response: z.any(),
+    query: z.object({ seconds: z.coerce.number() }),
+    run: { statement: ({ seconds }) => sql`select pg_sleep(${seconds}) is null as slept`, shape: () => ({ ok: true }) },
+  });
+  const slow = await startApp({ operations: [sleep], statementTimeoutMs: 300 });
+  try {
+    const key = (await slow.apply(acmeFixture())).keys.org;
+    const res = await slow.request('GET', '/api/v1/probe/sleep?seconds=2', { key });
+    t.is(res.status, 503);
+    isEnvelope(t, res.body, 503, 'timeout', '/api/v1/probe/sleep');
+    // every pooled connection is still good
+    for (let i = 0; i < 10; i++) t.is((await slow.request('GET', '/api/v1/probe/sleep?seconds=0', { key })).status, 200);
+  } finally {
+    await slow.close();
+  }
 });

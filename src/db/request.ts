@@ -4,9 +4,28 @@
 // sent as one simple-protocol message, which PostgreSQL runs as one implicit transaction, so
 // role and claims end with it. Values are inlined only through the driver's literal escaping
 // (db/sql.ts) and are either server-produced (the key hash) or validated by zod.
-import type pg from 'pg';
+import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { literal, toQuery, type Sql } from './sql.ts';
+
+/**
+ * How long one request's message (or one statement of a multi-statement handler) may run in
+ * PostgreSQL before it is cancelled and the request answers 503 `timeout`. The slowest reads
+ * measured at a million contacts take about a second; this bounds what a pathological request
+ * (or an internal GraphQL query) can hold a connection and a core for.
+ */
+export const REQUEST_STATEMENT_TIMEOUT_MS = 30_000;
+
+/** The pool requests run on: svc_login connections, each statement bounded in time. */
+export function createRequestPool(loginUrl: string, opts: { max?: number; statementTimeoutMs?: number } = {}): pg.Pool {
+  return new pg.Pool({
+    connectionString: loginUrl,
+    max: opts.max ?? 20,
+    idleTimeoutMillis: 30_000,
+    // sent in each connection's startup packet, so it costs requests nothing
+    statement_timeout: opts.statementTimeoutMs ?? REQUEST_STATEMENT_TIMEOUT_MS,
+  });
+}
 
 export interface Requirement {
   scope: string | null;

@@ -61,6 +61,8 @@ export function fromDatabase(e: unknown): ApiError | undefined {
     return new ApiError(status, err.message || 'error', err.detail || err.message || 'error', extra);
   }
   if (code === '23505') return new ApiError(409, 'conflict', 'Another record already uses this value');
+  // statement_timeout (createRequestPool) or an operator's cancel
+  if (code === '57014') return new ApiError(503, 'timeout', 'The request took longer than the server allows; narrow it and try again');
   if (code.startsWith('22')) return badRequest('A value is out of range or malformed');
   return undefined;
 }

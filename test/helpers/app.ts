@@ -5,6 +5,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { adminApply } from '../../src/admin/commands.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { createApp, type AppDeps } from '../../src/http/app.ts';
+import { createRequestPool } from '../../src/db/request.ts';
 import { operations as liveOperations } from '../../src/registry/index.ts';
 import type { AnyOperation } from '../../src/registry/operation.ts';
 import { listen } from '../../src/server.ts';
@@ -28,12 +29,14 @@ export async function startApp(opts: {
   mount?: (deps: { pool: pg.Pool; config: Config }) => Promise<AppDeps['mount']>;
   /** The clock idempotency records are dated by. */
   clock?: () => Date;
+  /** How long a request's statement may run (the service's default otherwise). */
+  statementTimeoutMs?: number;
   /** A rate limiter over the app's pool; none by default. */
   limiter?: (pool: pg.Pool, config: Config) => RateLimiter | undefined;
 } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({ ...process.env, ...opts.env });
-  const pool = new pg.Pool({ connectionString: db.loginUrl, max: 8 });
+  const pool = createRequestPool(db.loginUrl, { max: 8, statementTimeoutMs: opts.statementTimeoutMs });
   pool.on('error', () => undefined); // an idle connection dropped with the database
   const mount = await opts.mount?.({ pool, config });
   const limiter = opts.limiter?.(pool, config);
