@@ -8,6 +8,7 @@ import { acmeFixture } from './helpers/fixtures.ts';
 import { probeIdempotentOperations } from './helpers/probes.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { updateOrg } from '../src/admin/commands.ts';
+import { MCP_BATCH_LIMIT } from '../src/mcp/endpoint.ts';
 
 let app: TestApp;
 let acme: Applied;
@@ -214,6 +215,22 @@ test('answers JSON or an SSE stream as the client prefers', async (t) => {
   t.is(sse.status, 200);
   t.regex(sse.headers.get('content-type') ?? '', /text\/event-stream/);
   t.regex(await sse.text(), /"serverInfo"/);
+});
+
+test('a batch of more than 20 messages and a body that is not JSON are JSON-RPC errors; no key is still 401 first', async (t) => {
+  const auth = { authorization: `Bearer ${acme.keys.org}`, accept: 'application/json' };
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'me_get', arguments: {} } });
+  const fits = await rpc(Array.from({ length: MCP_BATCH_LIMIT }, (_, i) => call(i)), auth);
+  t.is(fits.status, 200);
+  t.is(((await fits.json()) as unknown[]).length, MCP_BATCH_LIMIT);
+  const big = await rpc(Array.from({ length: MCP_BATCH_LIMIT + 1 }, (_, i) => call(i)), auth);
+  t.is(big.status, 400);
+  t.like(await big.json(), { jsonrpc: '2.0', error: { code: -32600 }, id: null });
+  const notJson = await fetch(`${app.url}/api/v1/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: '{"jsonrpc":' });
+  t.is(notJson.status, 400);
+  t.like(await notJson.json(), { error: { code: -32700 } });
+  const anonymous = await fetch(`${app.url}/api/v1/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: '{"jsonrpc":' });
+  t.is(anonymous.status, 401);
 });
 
 test('a stateless server answers a tools/call without a session', async (t) => {

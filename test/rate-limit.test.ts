@@ -51,6 +51,23 @@ test('unknown routes are limited too, and still answer 404 below the limit', asy
   t.is((await hit()).status, 429);
 });
 
+test('each message of an MCP batch counts against the limit', async (t) => {
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'me_get', arguments: {} } });
+  const batch = (n: number) => fetch(`${app.url}/api/v1/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${acme.keys.org}`,
+      'x-forwarded-for': '10.0.0.6' },
+    body: JSON.stringify(Array.from({ length: n }, (_, i) => call(i))),
+  });
+  const three = await batch(3);
+  t.is(three.status, 200);
+  t.is(three.headers.get('ratelimit-remaining'), '2');
+  t.is(((await three.json()) as unknown[]).length, 3);
+  const over = await batch(3);
+  t.is(over.status, 429);
+  t.is(((await over.json()) as any).error, 'rate_limited');
+});
+
 test('me_get reports the limit', async (t) => {
   t.deepEqual((await me('10.0.0.5')).body.rate_limit, { limit: 5, window_seconds: 60 });
 });

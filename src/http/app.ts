@@ -11,7 +11,7 @@ import { readJsonBody, validateInput } from './input.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
-import { MCP_PATH, mcpHandler, originCheck } from '../mcp/endpoint.ts';
+import { MCP_PATH, mcpHandler, mcpMessageCount, originCheck } from '../mcp/endpoint.ts';
 
 export interface AppDeps extends ExecuteDeps {
   operations: readonly AnyOperation[];
@@ -24,12 +24,12 @@ export interface AppDeps extends ExecuteDeps {
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /** Counts a request against its route's limit; answers 429 when over it. */
-function rateLimited(limiter: RateLimiter | undefined, route: string): express.RequestHandler {
+function rateLimited(limiter: RateLimiter | undefined, route: string, weight: (req: Request) => number = () => 1): express.RequestHandler {
   if (!limiter) return (_req, _res, next) => next();
   const limit = String(limiter.limit);
   const policy = `${limit};w=60`;
   return (req, res, next) => {
-    const v = limiter.hit(req.ip ?? req.socket.remoteAddress ?? 'unknown', route);
+    const v = limiter.hit(req.ip ?? req.socket.remoteAddress ?? 'unknown', route, weight(req));
     res.setHeader('RateLimit-Policy', policy);
     res.setHeader('RateLimit-Limit', limit);
     res.setHeader('RateLimit-Remaining', String(v.remaining));
@@ -95,7 +95,8 @@ export function createApp(deps: AppDeps): express.Express {
 
   // MCP: DNS-rebinding protection (the SDK's Host check, and Origin when a browser sends one)
   // before anything else; GET and DELETE have no meaning in stateless mode.
-  app.post(MCP_PATH, rateLimited(deps.limiter, `POST ${MCP_PATH}`), hostHeaderValidation(deps.config.allowedHosts),
+  // The body is read first so that each message of a JSON-RPC batch counts against the limit.
+  app.post(MCP_PATH, raw, rateLimited(deps.limiter, `POST ${MCP_PATH}`, mcpMessageCount), hostHeaderValidation(deps.config.allowedHosts),
     originCheck(deps.config.allowedHosts), mcpHandler(deps, deps.operations));
   app.all(MCP_PATH, (req, res) => {
     res.set('Allow', 'POST');

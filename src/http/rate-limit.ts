@@ -58,15 +58,16 @@ export class RateLimiter {
     this.timer.unref();
   }
 
-  hit(client: string, route: string): Verdict {
+  /** Counts `n` requests of a client on a route (a JSON-RPC batch counts each message). */
+  hit(client: string, route: string, n = 1): Verdict {
     const now = this.now();
     this.roll(now);
     let byClient = this.counts.get(route);
     if (!byClient) this.counts.set(route, (byClient = new Map()));
     let c = byClient.get(client);
     if (!c) byClient.set(client, (c = { total: 0, pending: 0 }));
-    c.total++;
-    c.pending++;
+    c.total += n;
+    c.pending += n;
     return {
       allowed: c.total <= this.limit,
       limit: this.limit,

@@ -86,6 +86,39 @@ export function originCheck(allowedHosts: readonly string[]) {
   };
 }
 
+/**
+ * At most this many JSON-RPC messages in one POST. Batches (protocol 2025-03-26) are still
+ * accepted from clients that send them, but each message counts against the rate limit and one
+ * request cannot queue more work than this on the pool.
+ */
+export const MCP_BATCH_LIMIT = 20;
+
+// The body as JSON, read once (the route's raw body parser leaves a Buffer): undefined when it
+// is not JSON, which the handler answers after the key is checked.
+const parsedBodies = new WeakMap<Request, { json: unknown } | undefined>();
+function parsedBody(req: Request): { json: unknown } | undefined {
+  if (!parsedBodies.has(req)) {
+    let parsed: { json: unknown } | undefined;
+    try {
+      parsed = Buffer.isBuffer(req.body) ? { json: JSON.parse(req.body.toString('utf8')) } : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    parsedBodies.set(req, parsed);
+  }
+  return parsedBodies.get(req);
+}
+
+/** How many requests an MCP POST counts for: each message of a batch. */
+export function mcpMessageCount(req: Request): number {
+  const json = parsedBody(req)?.json;
+  return Array.isArray(json) ? Math.max(1, json.length) : 1;
+}
+
+function jsonRpcError(res: Response, code: number, message: string): void {
+  res.status(400).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
 export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[]) {
   return async (req: Request, res: Response): Promise<void> => {
     const key = bearerKey(req.get('authorization'));
@@ -94,6 +127,12 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
       sql`select mcp_enabled from app_public.organizations where id = app_hidden.current_org_id()`);
     if (!rows[0]?.mcp_enabled) throw notFound('MCP endpoint');
 
+    const body = parsedBody(req);
+    if (!body) return jsonRpcError(res, -32700, 'Parse error: the body is not JSON');
+    if (Array.isArray(body.json) && body.json.length > MCP_BATCH_LIMIT) {
+      return jsonRpcError(res, -32600, `Invalid Request: at most ${MCP_BATCH_LIMIT} messages in one batch`);
+    }
+
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
     const server = buildServer(deps, operations, key, claims);
     res.on('close', () => {
@@ -101,6 +140,6 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, body.json);
   };
 }
