@@ -39,9 +39,9 @@ const claimsOf = async (key: string): Promise<Claims> =>
   (await runStatement(app.pool, hashKey(key), { scope: null, memberAccess: 'open', managerPower: null }, undefined)).claims;
 
 const TENANT = `{
-  allOrganizations { nodes { rowId } }
-  allLocations(orderBy: PRIMARY_KEY_ASC) { nodes { rowId organizationId } }
-  allContacts(orderBy: PRIMARY_KEY_ASC) { totalCount nodes { rowId organizationId } }
+  allOrganizations(first: 10) { nodes { rowId } }
+  allLocations(first: 10, orderBy: PRIMARY_KEY_ASC) { nodes { rowId organizationId } }
+  allContacts(first: 10, orderBy: PRIMARY_KEY_ASC) { totalCount nodes { rowId organizationId } }
 }`;
 // uuids order as their hex text does
 const sorted = (ids: (string | undefined)[]) => [...ids].sort();
@@ -122,25 +122,40 @@ test('the schema is read-only: no mutations at all', async (t) => {
   t.is(n, 6);
 });
 
-test('one operation is bounded: top-level fields, total fields and depth; introspection is not counted', async (t) => {
+test('one operation is bounded: top-level fields, total fields, depth, page sizes; introspection is not counted', async (t) => {
   const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `c${i}: allContacts { totalCount }`).join(' ')} }`;
   const fits = await post(a.keys.org, aliases(OPERATION_LIMITS.rootFields));
   t.is(fits.status, 200);
   t.is(fits.body.data.c0.totalCount, 3);
   for (const [query, message] of [
-    [aliases(OPERATION_LIMITS.rootFields + 1), /21 top-level fields; at most 20/],
+    [aliases(OPERATION_LIMITS.rootFields + 1), /more than 20 top-level fields/],
     [aliases(2000), /top-level fields/],
     // the same fields through a fragment count the same
     [`{ ...F } fragment F on Query { ${aliases(OPERATION_LIMITS.rootFields + 1).slice(1, -1)} }`, /top-level fields/],
-    [`{ allContacts { nodes { ${Array.from({ length: 1001 }, (_, i) => `f${i}: name`).join(' ')} } } }`, /more than 1000 fields/],
-    [`{ allOrganizations { nodes { ${'contactsByOrganizationId { nodes { organizationByOrganizationId { '.repeat(3)} rowId ${'} } }'.repeat(3)} } } }`,
-      /nests 12 levels deep; at most 10/],
+    [`{ allContacts(first: 5) { nodes { ${Array.from({ length: 1001 }, (_, i) => `f${i}: name`).join(' ')} } } }`, /more than 1000 fields/],
+    [`{ allOrganizations(first: 1) { nodes { ${'contactsByOrganizationId(first: 1) { nodes { organizationByOrganizationId { '.repeat(3)} rowId ${'} } }'.repeat(3)} } } }`,
+      /nests more than 10 levels deep/],
+    // rows are read only a page at a time: first or last is required, at most 1000, and nested pages multiply
+    ['{ allContacts { nodes { rowId } } }', /allContacts: give first or last \(at most 1000\)/],
+    ['{ c: allContacts(first: 1001) { edges { node { rowId } } } }', /c: give first or last/],
+    ['{ allContacts(first: 1000) { ...N } } fragment N on ContactConnection { nodes { rowId } }', null],
+    ['{ allOrganizations(first: 100) { nodes { contactsByOrganizationId(last: 101) { nodes { rowId } } } } }', /up to 10100 rows; at most 10000/],
   ] as const) {
     const res = await post(a.keys.org, query);
+    if (message === null) {
+      t.is(res.status, 200, JSON.stringify(res.body));
+      continue;
+    }
     t.is(res.status, 400);
     t.regex(res.body.errors?.[0]?.message ?? '', message);
     t.is(res.body.data, undefined);
   }
+  // without nodes or edges, a connection needs no page size: counts and aggregates read no rows out
+  t.is((await post(a.keys.org, '{ allContacts { totalCount aggregates { sum { totalCalls } } } }')).status, 200);
+  // a page size from a variable counts the same
+  const byVariable = await app.request('POST', '/internal/graphql', { key: a.keys.org,
+    body: { query: 'query ($n: Int) { allContacts(first: $n) { nodes { rowId } } }', variables: { n: 5000 } } });
+  t.regex(byVariable.body.errors?.[0]?.message ?? '', /give first or last/);
   const introspection = await post(a.keys.org, getIntrospectionQuery());
   t.is(introspection.status, 200);
   t.truthy(introspection.body.data.__schema.queryType);

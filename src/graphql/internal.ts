@@ -82,7 +82,7 @@ const QueriesOnlyPlugin: GraphileConfig.Plugin = {
         if (operation.operation !== 'query') {
           return { errors: [new GraphQLError(`This API is read-only: a ${operation.operation} is not accepted`, { nodes: operation })] };
         }
-        const tooLarge = operationTooLarge(args.document, operation);
+        const tooLarge = operationTooLarge(args.schema, args.document, operation, args.variableValues);
         return tooLarge ? { errors: [new GraphQLError(tooLarge, { nodes: operation })] } : next();
       },
     },
