@@ -5,7 +5,7 @@
 // limits keep one request to what a dashboard or report asks for. Introspection (fields
 // starting with __) is not counted, so GraphQL tools can read the schema.
 import {
-  getNamedType, isObjectType, Kind,
+  getNamedType, isInterfaceType, isObjectType, Kind,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode,
 } from 'postgraphile/graphql';
@@ -74,7 +74,7 @@ function check(schema: GraphQLSchema, document: DocumentNode, operation: Operati
         throw new TooLarge(`This operation nests more than ${OPERATION_LIMITS.depth} levels deep`);
       }
       if (!s.selectionSet) continue;
-      const type = isObjectType(parent) ? getNamedType(parent.getFields()[s.name.value]?.type) : undefined;
+      const type = isObjectType(parent) || isInterfaceType(parent) ? getNamedType(parent.getFields()[s.name.value]?.type) : undefined;
       let below = rows;
       if (isObjectType(type) && type.name.endsWith('Connection') && readsRows(s.selectionSet)) {
         const name = s.alias?.value ?? s.name.value;
