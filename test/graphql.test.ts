@@ -161,6 +161,19 @@ test('one operation is bounded: top-level fields, total fields, depth, page size
   t.truthy(introspection.body.data.__schema.queryType);
 });
 
+test('groupedAggregates groups only by values many rows share', async (t) => {
+  const values = async (type: string) => ((await post(a.keys.org, `{ __type(name: "${type}") { enumValues { name } } }`))
+    .body.data.__type.enumValues as { name: string }[]).map((v) => v.name).sort();
+  t.deepEqual(await values('ContactGroupBy'),
+    ['LAST_SEEN_AT_TRUNCATED_TO_DAY', 'LAST_SEEN_AT_TRUNCATED_TO_HOUR', 'ORGANIZATION_ID', 'STAGE_ID']);
+  t.deepEqual(await values('ContactTagGroupBy'), ['ORGANIZATION_ID', 'TAG_ID']);
+  const byRow = await post(a.keys.org, '{ allContacts { groupedAggregates(groupBy: [ROW_ID]) { keys } } }');
+  t.is(byRow.status, 400);
+  const byStage = await post(a.keys.org, '{ allContacts { groupedAggregates(groupBy: [STAGE_ID]) { keys distinctCount { rowId } } } }');
+  t.is(byStage.status, 200);
+  t.is(byStage.body.data.allContacts.groupedAggregates.length, 2, 'Lead, and no stage');
+});
+
 test('nothing of app_private is reachable', async (t) => {
   const res = await post(a.keys.org, '{ __schema { types { name } queryType { fields { name } } } }');
   const types: string[] = res.body.data.__schema.types.map((x: any) => x.name);

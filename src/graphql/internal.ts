@@ -18,7 +18,7 @@ import { runStatement, type Claims, type Requirement } from '../db/request.ts';
 import { ApiError, toApiError, unauthorized } from '../http/errors.ts';
 import { ALL_SCOPES } from '../auth/scopes.ts';
 import { log } from '../log.ts';
-import { operationTooLarge } from './limits.ts';
+import { BoundedGroupingsPlugin, operationTooLarge } from './limits.ts';
 import { pgSettingsFor } from './pg-settings.ts';
 
 export const INTERNAL_GRAPHQL_PATH = '/internal/graphql';
@@ -97,7 +97,7 @@ export async function createInternalGraphql(
 
   const pgl = postgraphile({
     extends: [PostGraphileAmberPreset, PgAggregatesPreset],
-    plugins: [QueriesOnlyPlugin],
+    plugins: [QueriesOnlyPlugin, BoundedGroupingsPlugin],
     pgServices: [makePgService({
       // the service's login pool: pgSettings' `role` makes each transaction svc_request
       pool,
