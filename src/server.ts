@@ -41,20 +41,24 @@ export async function listen(app: ReturnType<typeof createApp>, port: number, ho
 
 /**
  * A request Node's HTTP parser refused (a request line or headers over its 16 kB limit, broken
- * syntax) never reaches the app: answer it with the error envelope too, instead of Node's empty
- * 431 or 400. The path is unknown, since the request line is what could not be read.
+ * syntax, headers too slow to arrive) never reaches the app: answer it with the error envelope
+ * too, instead of Node's empty 431, 400 or 408. The path is unknown, since the request line is
+ * what could not be read.
  */
-function answerUnparsable(err: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || !err.code?.startsWith('HPE_')) {
+export function answerUnparsable(err: Error & { code?: string }, socket: Duplex): void {
+  const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  if (!socket.writable || !(timedOut || err.code?.startsWith('HPE_'))) {
     socket.destroy();
     return;
   }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(envelope(tooLarge
-    ? new ApiError(431, 'request_header_fields_too_large', 'The request line or headers are too large (at most 16 kB)')
-    : badRequest('The request could not be parsed as HTTP'), ''));
-  socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n`
-    + `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const [status, reason, error] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'Request Header Fields Too Large', new ApiError(431, 'request_header_fields_too_large', 'The request line or headers are too large (at most 16 kB)')]
+    : timedOut
+      ? [408, 'Request Timeout', new ApiError(408, 'request_timeout', 'The request did not arrive in time')]
+      : [400, 'Bad Request', badRequest('The request could not be parsed as HTTP')];
+  const body = JSON.stringify(envelope(error, ''));
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 export async function serve(opts: { port?: number; worker: boolean; config?: Config }): Promise<Running> {

@@ -7,6 +7,8 @@ import type { Applied } from '../src/admin/fixture.ts';
 import { z } from 'zod';
 import { sql } from '../src/db/sql.ts';
 import { defineOperation } from '../src/registry/operation.ts';
+import { PassThrough } from 'node:stream';
+import { answerUnparsable } from '../src/server.ts';
 
 let app: TestApp;
 let acme: Applied;
@@ -135,4 +137,25 @@ test('a statement over the request time limit is cancelled: 503 timeout, and the
   } finally {
     await slow.close();
   }
+});
+
+test('what Node\'s parser refuses is answered in the envelope: 408 for a request too slow, 400 for broken syntax; a reset socket is closed', async (t) => {
+  const answer = (code: string) => {
+    const socket = new PassThrough();
+    let written = '';
+    socket.on('data', (chunk) => { written += String(chunk); });
+    answerUnparsable(Object.assign(new Error(code), { code }), socket);
+    return { socket, written: () => written };
+  };
+  const slow = answer('ERR_HTTP_REQUEST_TIMEOUT');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.regex(slow.written(), /^HTTP\/1\.1 408 Request Timeout\r\n/);
+  t.like(JSON.parse(slow.written().split('\r\n\r\n')[1]!), { statusCode: 408, error: 'request_timeout', path: '' });
+  const broken = answer('HPE_INVALID_METHOD');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.regex(broken.written(), /^HTTP\/1\.1 400 Bad Request\r\n/);
+  t.like(JSON.parse(broken.written().split('\r\n\r\n')[1]!), { statusCode: 400, error: 'bad_request' });
+  const reset = answer('ECONNRESET');
+  t.true(reset.socket.destroyed);
+  t.is(reset.written(), '');
 });
