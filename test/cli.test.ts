@@ -89,6 +89,8 @@ test('admin apply refuses bad fixtures with one line and creates nothing', async
        api_keys: [{ kind: 'organization', created_by_ref: 'm' }] }, /only an owner or admin/],
     [{ organization: { name: 'X' }, api_keys: [{ kind: 'organization', scopes: ['everything'] }] }, /scopes/],
     [{ organization: { name: 'X' }, surprise: 1 }, /surprise|Unrecognized/],
+    // accepted by the fixture's schema, refused by PostgreSQL
+    [{ organization: { name: 'X' }, contacts: [{ email: 'nul@x.example', name: 'a\u0000b' }] }, /PostgreSQL refuses/],
   ];
   for (const [fixture, pattern] of cases) {
     oneLineError(t, await svc(['admin', 'apply', '-'], { databaseUrl: url, stdin: JSON.stringify(fixture) }), pattern);

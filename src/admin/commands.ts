@@ -36,7 +36,13 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => 
 
 export async function adminApply(pool: pg.Pool, json: unknown): Promise<Applied> {
   const fixture = parseFixture(json);
-  return inTransaction(pool, (c) => applyFixture(c, fixture));
+  return inTransaction(pool, (c) => applyFixture(c, fixture)).catch((e: unknown) => {
+    // a value the schema accepted but PostgreSQL cannot store (a NUL byte, a date out of its
+    // range): the fixture's fault, reported like the others, and nothing was applied
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('22')) throw new FixtureError(`fixture: a value PostgreSQL refuses: ${(e as Error).message}`);
+    throw e;
+  });
 }
 
 export async function revokeKey(pool: pg.Pool, id: string | undefined) {
