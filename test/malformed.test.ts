@@ -8,6 +8,7 @@ import test, { type ExecutionContext } from 'ava';
 import { startApp, type TestApp } from './helpers/app.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
 import { prng } from './helpers/random.ts';
+import { mcpRpc } from './helpers/mcp.ts';
 import { operations } from '../src/registry/index.ts';
 import type { AnyOperation } from '../src/registry/operation.ts';
 import type { Applied } from '../src/admin/fixture.ts';
@@ -241,11 +242,8 @@ const describe = (op: AnyOperation, c: Case, how: string) =>
   `${op.operationId} over ${how}: ${JSON.stringify({ params: c.params, query: c.query, body: c.body }).slice(0, 600)}`;
 
 async function mcpCall(key: string, name: string, args: Record<string, unknown>): Promise<{ http: number; body: any }> {
-  const res = await fetch(`${app.url}/api/v1/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-  });
+  const res = await mcpRpc(app, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    { authorization: `Bearer ${key}` });
   const text = await res.text();
   const data = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: '))?.slice(6) ?? text;
   let body: unknown = text;

@@ -9,6 +9,7 @@ import { probeIdempotentOperations } from './helpers/probes.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { updateOrg } from '../src/admin/commands.ts';
 import { MCP_BATCH_LIMIT } from '../src/mcp/endpoint.ts';
+import { mcpRpc } from './helpers/mcp.ts';
 
 let app: TestApp;
 let acme: Applied;
@@ -37,11 +38,7 @@ async function toolNames(key: string): Promise<string[]> {
   }
 }
 
-const rpc = (body: unknown, headers: Record<string, string> = {}) => fetch(`${app.url}/api/v1/mcp`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-  body: JSON.stringify(body),
-});
+const rpc = (body: unknown, headers: Record<string, string> = {}) => mcpRpc(app, body, headers);
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 

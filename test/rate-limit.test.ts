@@ -5,6 +5,7 @@ import { startApp, type TestApp } from './helpers/app.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { RateLimiter, postgresWindowStore } from '../src/http/rate-limit.ts';
+import { mcpRpc } from './helpers/mcp.ts';
 
 const at = Date.parse('2026-11-21T12:00:30Z'); // 30 s into a window
 let app: TestApp;
@@ -53,12 +54,8 @@ test('unknown routes are limited too, and still answer 404 below the limit', asy
 
 test('each message of an MCP batch counts against the limit', async (t) => {
   const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'me_get', arguments: {} } });
-  const batch = (n: number) => fetch(`${app.url}/api/v1/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${acme.keys.org}`,
-      'x-forwarded-for': '10.0.0.6' },
-    body: JSON.stringify(Array.from({ length: n }, (_, i) => call(i))),
-  });
+  const batch = (n: number) => mcpRpc(app, Array.from({ length: n }, (_, i) => call(i)),
+    { authorization: `Bearer ${acme.keys.org}`, 'x-forwarded-for': '10.0.0.6' });
   const three = await batch(3);
   t.is(three.status, 200);
   t.is(three.headers.get('ratelimit-remaining'), '2');
