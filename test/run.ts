@@ -1,5 +1,6 @@
 // `npm test`: finds PostgreSQL (DATABASE_URL, else an embedded server under .data/test),
-// migrates one template database, then runs ava; each test file clones the template.
+// migrates one template database (committed migrations, then the one in progress), then
+// runs ava; each test file clones the template.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -7,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
-import { migrate } from '../src/db/migrate.ts';
+import { currentMigrationFiles, migrate } from '../src/db/migrate.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const config = loadConfig({
@@ -21,6 +22,8 @@ const db = await openDatabase(config);
 const folder = `${root}/migrations/committed`;
 const hash = createHash('sha256');
 for (const f of readdirSync(folder).sort()) hash.update(readFileSync(`${folder}/${f}`));
+// the migration in progress (migrations/current/) is part of what the tests run against
+for (const f of currentMigrationFiles()) hash.update(f).update(readFileSync(f));
 const template = `svc_test_tpl_${hash.digest('hex').slice(0, 12)}`;
 
 const adminUrl = new URL(db.ownerUrl);
@@ -41,7 +44,7 @@ const { rowCount } = await admin.query(`select 1 from pg_database where datname 
 if (!rowCount) {
   await admin.query(`create database ${pg.escapeIdentifier(template)}`);
   adminUrl.pathname = `/${template}`;
-  await migrate(adminUrl.toString(), db.loginPassword);
+  await migrate(adminUrl.toString(), db.loginPassword, { withCurrent: true });
   await admin.query(`alter database ${pg.escapeIdentifier(template)} with is_template true allow_connections false`);
 }
 await admin.end();

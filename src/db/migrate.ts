@@ -2,7 +2,7 @@
 // graphile-migrate's advisory lock), then gives svc_login its password when one is known.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { migrate as gmMigrate, Logger } from 'graphile-migrate';
+import { migrate as gmMigrate, watch as gmWatch, Logger } from 'graphile-migrate';
 import { runMigrations as workerMigrations, Logger as WorkerLogger } from 'graphile-worker';
 import pg from 'pg';
 import { literal } from './sql.ts';
@@ -30,7 +30,18 @@ const workerLogger = new WorkerLogger((scope) => (level, message) => {
   else log.debug({ scope }, message);
 });
 
-export async function migrate(ownerUrl: string, loginPassword?: string): Promise<void> {
+/** SQL files of the migration in progress (migrations/current/), in the order they apply. */
+export function currentMigrationFiles(): string[] {
+  const dir = `${migrationsFolder}/current`;
+  return readdirSync(dir).filter((f) => /^\d+(-[\w-]*)?\.sql$/.test(f)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10))
+    .map((f) => `${dir}/${f}`);
+}
+
+/**
+ * Brings a database up to date: committed migrations, then (`withCurrent`, for tests and
+ * development only) the migration in progress, as `graphile-migrate watch --once` runs it.
+ */
+export async function migrate(ownerUrl: string, loginPassword?: string, opts: { withCurrent?: boolean } = {}): Promise<void> {
   const check = new pg.Client(ownerUrl);
   await check.connect();
   const current = await upToDate(check).finally(() => check.end());
@@ -45,6 +56,9 @@ export async function migrate(ownerUrl: string, loginPassword?: string): Promise
       if (!/exclusive lock/.test((e as Error).message) || attempt >= 100) throw e;
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+  if (opts.withCurrent && currentMigrationFiles().length) {
+    await gmWatch({ connectionString: ownerUrl, migrationsFolder, logger }, true);
   }
   if (loginPassword) {
     const client = new pg.Client(ownerUrl);
