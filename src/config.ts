@@ -1,4 +1,5 @@
 // Every setting the service reads from the environment, in one place (README: Configuration).
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -42,6 +43,8 @@ export interface Config {
   logLevel: string;
   /** Whether /internal/graphql is served (`SVC_INTERNAL_GRAPHQL=off` turns it off). */
   internalGraphql: boolean;
+  /** Connections of the heavy lane, where expensive calls run (src/http/heavy.ts). */
+  heavyConnections: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -64,5 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(env.SVC_ALLOWED_HOSTS || '').split(',').map((h) => h.trim()).filter(Boolean)])],
     logLevel: env.LOG_LEVEL || 'info',
     internalGraphql: onOff(env, 'SVC_INTERNAL_GRAPHQL', true),
+    // half the cores, so that expensive calls leave the other half to everything else
+    heavyConnections: int(env, 'SVC_HEAVY_CONNECTIONS', Math.max(1, Math.floor(availableParallelism() / 2))),
   };
 }

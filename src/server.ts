@@ -17,6 +17,7 @@ import { operations } from './registry/index.ts';
 import { describeSeed, seedIfEmpty } from './seed/demo.ts';
 import { startWorker } from './worker.ts';
 import { createTransports } from './delivery/index.ts';
+import { createHeavyLane } from './http/heavy.ts';
 
 export interface Running {
   server: Server;
@@ -77,9 +78,10 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   await pool.query('select 1').catch((e: Error) => {
     throw new Error(`cannot connect as svc_login (${e.message}); set SVC_LOGIN_PASSWORD or allow trust auth for svc_login`);
   });
+  const heavy = createHeavyLane(db.loginUrl, { connections: config.heavyConnections });
   const limiter = config.rateLimit ? new RateLimiter({ limit: config.rateLimit, store: postgresWindowStore(pool) }) : undefined;
   const graphql = await createInternalGraphql({ pool, config });
-  const app = createApp({ pool, config, operations, limiter, mount: graphql.mount });
+  const app = createApp({ pool, heavy, config, operations, limiter, mount: graphql.mount });
   const server = await listen(app, opts.port ?? config.port, config.host);
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : config.baseUrl;
@@ -98,6 +100,7 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
     await limiter?.flush();
     await graphql.release();
     await pool.end();
+    await heavy.pool.end();
     await db.stop();
   })());
   return { server, url, stop };

@@ -26,6 +26,7 @@ export const audiencesCount = defineOperation({
   confirm: false,
   changes: [],
   idempotent: false,
+  heavy: true,
   params: AudiencePath,
   response: Count,
   run: {
@@ -52,6 +53,7 @@ export const audiencesPreviewCount = defineOperation({
   confirm: false,
   changes: [],
   idempotent: false,
+  heavy: true,
   body: PreviewBody,
   response: z.object({ count: z.int() }),
   run: {
@@ -78,6 +80,7 @@ export const audiencesListMembers = defineOperation({
   confirm: false,
   changes: [],
   idempotent: false,
+  heavy: true,
   params: AudiencePath,
   query: z.object({
     cursor: Cursor.optional().describe('The previous answer\'s next_cursor; omit for the first page'),

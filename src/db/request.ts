@@ -16,15 +16,44 @@ import { literal, toQuery, type Sql } from './sql.ts';
  */
 export const REQUEST_STATEMENT_TIMEOUT_MS = 30_000;
 
+/**
+ * How long a request waits for a pooled connection (or for a new one to open) before it answers
+ * 503 `busy`. Requests hold a connection for milliseconds, so a wait this long means the pool is
+ * saturated; failing fast keeps a backlog from turning into minute-long waits for everyone.
+ */
+export const CHECKOUT_TIMEOUT_MS = 3_000;
+
 /** The pool requests run on: svc_login connections, each statement bounded in time. */
-export function createRequestPool(loginUrl: string, opts: { max?: number; statementTimeoutMs?: number } = {}): pg.Pool {
+export function createRequestPool(
+  loginUrl: string,
+  opts: { max?: number; statementTimeoutMs?: number; checkoutTimeoutMs?: number } = {},
+): pg.Pool {
   return new pg.Pool({
     connectionString: loginUrl,
     max: opts.max ?? 20,
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: opts.checkoutTimeoutMs ?? CHECKOUT_TIMEOUT_MS,
     // sent in each connection's startup packet, so it costs requests nothing
     statement_timeout: opts.statementTimeoutMs ?? REQUEST_STATEMENT_TIMEOUT_MS,
   });
+}
+
+/** No connection of the pool came free (or could be opened) within the checkout timeout. */
+export class PoolBusy extends Error {
+  constructor(cause: unknown) {
+    super('no database connection came free in time', { cause });
+  }
+}
+
+/** A connection from the pool, or PoolBusy once the checkout timeout has passed. */
+export async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (e) {
+    // pg-pool's two timeouts (waiting for a free client, opening a new one) carry no code
+    if (/timeout/i.test((e as Error).message) && !(e as { code?: string }).code) throw new PoolBusy(e);
+    throw e;
+  }
 }
 
 export interface Requirement {
@@ -108,7 +137,7 @@ export async function runStatement(
   req: Requirement,
   statement: Sql | undefined,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
-  const client = await pool.connect();
+  const client = await checkout(pool);
   let broken = false;
   try {
     for (let attempt = 0; ; attempt++) {
@@ -150,7 +179,7 @@ export async function runTransaction<T>(
   req: Requirement,
   body: (tx: Tx, claims: Claims) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect();
+  const client = await checkout(pool);
   let broken = false;
   try {
     await ensurePrepared(client, AUTH.name, AUTH.text);

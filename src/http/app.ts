@@ -43,6 +43,7 @@ function rateLimited(limiter: RateLimiter | undefined, route: string, weight: (r
 
 function sendError(req: Request, res: Response, err: ApiError) {
   if (err.statusCode === 401) res.set('WWW-Authenticate', 'Bearer');
+  if (typeof err.extra.retry_after === 'number') res.set('Retry-After', String(err.extra.retry_after));
   res.status(err.statusCode).json(envelope(err, req.originalUrl.split('?')[0]!));
 }
 

@@ -1,5 +1,6 @@
 // The one error envelope (spec: Errors) and the one place that maps database errors to it.
 import type { ZodError } from 'zod';
+import { PoolBusy } from '../db/request.ts';
 
 export interface Envelope {
   statusCode: number;
@@ -67,6 +68,11 @@ export function fromDatabase(e: unknown): ApiError | undefined {
   return undefined;
 }
 
+/** Answers that tell the caller to come back: 503 `busy` and 429 concurrency refusals. */
+export const busy = () => new ApiError(503, 'busy',
+  'The service is at capacity; retry after the number of seconds in retry_after', { retry_after: 1 });
+
+
 export function envelope(err: ApiError, path: string): Envelope {
   const base: Envelope = {
     statusCode: err.statusCode,
@@ -83,5 +89,6 @@ export const internalError = () => new ApiError(500, 'internal_error', 'Somethin
 /** Any thrown value as the error the caller sees. */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
+  if (e instanceof PoolBusy) return busy();
   return fromDatabase(e) ?? internalError();
 }

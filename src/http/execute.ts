@@ -7,10 +7,13 @@ import { hashKey } from '../auth/keys.ts';
 import { runStatement, runTransaction, type Claims, type Requirement, type Tx } from '../db/request.ts';
 import type { AnyOperation } from '../registry/operation.ts';
 import { ApiError, unauthorized } from './errors.ts';
+import type { HeavyLane } from './heavy.ts';
 import { runIdempotent, type Answer } from './idempotency.ts';
 
 export interface ExecuteDeps {
   pool: pg.Pool;
+  /** Where operations flagged `heavy` run; without it they run on `pool` like the rest. */
+  heavy?: HeavyLane;
   config: Config;
   /** The clock idempotency records are dated by (tests move it). */
   clock?: () => Date;
@@ -31,6 +34,20 @@ export async function execute(
   if (!key) throw unauthorized();
   const keyHash = hashKey(key);
   const requirement = requirementOf(op);
+  const lane = op.heavy ? deps.heavy : undefined;
+  if (lane) {
+    const ticket = lane.admit(keyHash);
+    try {
+      // Authorized and validated on the request pool, so that only calls that may run queue
+      // for the lane.
+      const { claims } = await runStatement(deps.pool, keyHash, requirement, undefined);
+      const input = readInput();
+      ticket.organization(claims);
+      return await run(deps, lane.pool, op, keyHash, requirement, input);
+    } finally {
+      ticket.end();
+    }
+  }
   let input: Record<string, unknown>;
   try {
     input = readInput();
@@ -38,20 +55,31 @@ export async function execute(
     if (e instanceof ApiError) await runStatement(deps.pool, keyHash, requirement, undefined);
     throw e;
   }
+  return run(deps, deps.pool, op, keyHash, requirement, input);
+}
+
+async function run(
+  deps: ExecuteDeps,
+  pool: pg.Pool,
+  op: AnyOperation,
+  keyHash: Buffer,
+  requirement: Requirement,
+  input: Record<string, unknown>,
+): Promise<Answer> {
   const status = op.successStatus ?? 200;
-  const run = op.run;
+  const how = op.run;
   const ctx = (claims: Claims) => ({ input, claims, config: deps.config });
   const inTransaction = async (tx: Tx, claims: Claims) =>
-    'statement' in run ? run.shape(await tx.query(run.statement(input)), ctx(claims)) : run.handler(tx, ctx(claims));
+    'statement' in how ? how.shape(await tx.query(how.statement(input)), ctx(claims)) : how.handler(tx, ctx(claims));
 
   const idempotencyKey = op.idempotent ? input.idempotency_key : undefined;
   if (typeof idempotencyKey === 'string') {
-    return runIdempotent(deps.pool, keyHash, requirement, op.operationId, input, idempotencyKey,
+    return runIdempotent(pool, keyHash, requirement, op.operationId, input, idempotencyKey,
       (deps.clock ?? (() => new Date()))(), status, inTransaction);
   }
-  if ('statement' in run) {
-    const { claims, rows } = await runStatement(deps.pool, keyHash, requirement, run.statement(input));
-    return { status, body: run.shape(rows, ctx(claims)) };
+  if ('statement' in how) {
+    const { claims, rows } = await runStatement(pool, keyHash, requirement, how.statement(input));
+    return { status, body: how.shape(rows, ctx(claims)) };
   }
-  return { status, body: await runTransaction(deps.pool, keyHash, requirement, inTransaction) };
+  return { status, body: await runTransaction(pool, keyHash, requirement, inTransaction) };
 }

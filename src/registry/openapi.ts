@@ -64,8 +64,12 @@ function operationObject(op: AnyOperation) {
       '401': errorResponse('Missing, malformed, unknown or revoked key, or agent access off'),
       '403': errorResponse('insufficient_scope (with required) or insufficient_role'),
       '404': errorResponse('Absent in the organization or out of reach'),
-      '429': errorResponse('Over the rate limit'),
+      '429': errorResponse(op.heavy
+        ? 'Over the rate limit, or too_many_concurrent_requests (retry after retry_after seconds)'
+        : 'Over the rate limit'),
+      '503': errorResponse('busy (retry after retry_after seconds) or timeout'),
     },
+    'x-svc-heavy': op.heavy ?? false,
     'x-svc-scope': op.scope,
     'x-svc-confirm': op.confirm,
     'x-svc-changes': op.changes.length ? op.changes : null,

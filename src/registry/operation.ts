@@ -50,6 +50,11 @@ export interface Operation<
   confirm: boolean;
   changes: readonly Changes[];
   idempotent: boolean;
+  /**
+   * Expensive: its cost grows with the organization's data (rules evaluated over every
+   * contact). Runs in the heavy lane (src/http/heavy.ts), with a cap on calls in flight.
+   */
+  heavy?: boolean;
   successStatus?: number;
   params?: P;
   query?: Q;

@@ -9,6 +9,7 @@ import { createRequestPool } from '../../src/db/request.ts';
 import { operations as liveOperations } from '../../src/registry/index.ts';
 import type { AnyOperation } from '../../src/registry/operation.ts';
 import { listen } from '../../src/server.ts';
+import { createHeavyLane, type HeavyLane } from '../../src/http/heavy.ts';
 import type { RateLimiter } from '../../src/http/rate-limit.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
@@ -16,6 +17,7 @@ export interface TestApp {
   url: string;
   db: TestDatabase;
   pool: pg.Pool;
+  heavy: HeavyLane;
   config: Config;
   apply(fixture: unknown): Promise<Applied>;
   request(method: string, path: string, opts?: { key?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string }): Promise<{ status: number; body: any; headers: Headers }>;
@@ -38,9 +40,10 @@ export async function startApp(opts: {
   const config = loadConfig({ ...process.env, ...opts.env });
   const pool = createRequestPool(db.loginUrl, { max: 8, statementTimeoutMs: opts.statementTimeoutMs });
   pool.on('error', () => undefined); // an idle connection dropped with the database
+  const heavy = createHeavyLane(db.loginUrl, { connections: config.heavyConnections, statementTimeoutMs: opts.statementTimeoutMs });
   const mount = await opts.mount?.({ pool, config });
   const limiter = opts.limiter?.(pool, config);
-  const app = createApp({ pool, config, operations: opts.operations ?? liveOperations, mount, clock: opts.clock, limiter });
+  const app = createApp({ pool, heavy, config, operations: opts.operations ?? liveOperations, mount, clock: opts.clock, limiter });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -48,6 +51,7 @@ export async function startApp(opts: {
     url,
     db,
     pool,
+    heavy,
     config,
     apply: (fixture) => adminApply(db.owner, fixture),
     async request(method, path, { key, headers = {}, body, rawBody } = {}) {
@@ -70,6 +74,7 @@ export async function startApp(opts: {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await pool.end();
+      await heavy.pool.end();
       await db.drop();
     },
   };
