@@ -1,8 +1,9 @@
 // The internal GraphQL layer (ARCHITECTURE §2, §6): PostGraphile v5 built in-process from
-// app_public, with @graphile/pg-aggregates. Every operation runs as svc_request under the
-// credential's claims, so the same row-level security decides what it sees as for REST. It is
-// served at /internal/graphql for the organization's own tools (same bearer keys) and can be
-// called in-process by handlers that would rather not write the SQL (nested records, counts).
+// the app_public tables and columns that exposed.ts lists, with @graphile/pg-aggregates. Every
+// operation runs as svc_request under the credential's claims, so the same row-level security
+// decides what it sees as for REST. It is served at /internal/graphql for the organization's
+// own tools (same bearer keys, only those REST narrows nothing for) and can be called
+// in-process by handlers that would rather not write the SQL (nested records, counts).
 import express, { type Request } from 'express';
 import type pg from 'pg';
 import { PgAggregatesPreset } from '@graphile/pg-aggregates';
@@ -15,9 +16,11 @@ import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { bearerKey, hashKey } from '../auth/keys.ts';
 import type { Config } from '../config.ts';
 import { runStatement, type Claims, type Requirement } from '../db/request.ts';
-import { ApiError, toApiError, unauthorized } from '../http/errors.ts';
-import { ALL_SCOPES } from '../auth/scopes.ts';
+import { sql } from '../db/sql.ts';
+import { toApiError, unauthorized } from '../http/errors.ts';
 import { log } from '../log.ts';
+import { EXPOSED } from './exposed.ts';
+import { exposurePlugin } from './exposure.ts';
 import { BoundedGroupingsPlugin, operationTooLarge } from './limits.ts';
 import { pgSettingsFor } from './pg-settings.ts';
 
@@ -32,11 +35,11 @@ declare global {
   }
 }
 
-// GraphQL is no operation of the registry and reads every app_public table the policies
-// allow, so it is for keys that hold every read scope: a scope-limited key could otherwise
-// read what its scopes deny (see README). Role and location limits apply through the policies.
+// GraphQL is no operation of the registry: the policies limit its rows, but nothing limits
+// its fields the way REST's functions do for a MEMBER, a MANAGER without a power or a
+// scope-limited key. So over HTTP it takes only the credentials REST narrows nothing for;
+// the database decides which (app_hidden.authorize_internal_graphql, right after authenticate).
 const ANY_KEY: Requirement = { scope: null, memberAccess: 'open', managerPower: null };
-const READ_SCOPES = ALL_SCOPES.filter((s) => s.endsWith(':read'));
 
 export interface InternalGraphql {
   /** Adds /internal/graphql to the app (createApp's `mount`); adds nothing when turned off. */
@@ -97,7 +100,7 @@ export async function createInternalGraphql(
 
   const pgl = postgraphile({
     extends: [PostGraphileAmberPreset, PgAggregatesPreset],
-    plugins: [QueriesOnlyPlugin, BoundedGroupingsPlugin],
+    plugins: [QueriesOnlyPlugin, BoundedGroupingsPlugin, exposurePlugin(EXPOSED)],
     pgServices: [makePgService({
       // the service's login pool: pgSettings' `role` makes each transaction svc_request
       pool,
@@ -139,17 +142,13 @@ export async function createInternalGraphql(
   let router: express.Router | undefined;
   if (config.internalGraphql) {
     router = express.Router();
-    // The same authentication as REST, before grafserv reads the body: failures are our 401
-    // envelope (with WWW-Authenticate) through the app's error handler.
+    // The same authentication as REST, then the database's rule for GraphQL, in one round trip
+    // before grafserv reads the body: failures are our 401 envelope (with WWW-Authenticate) or
+    // 403 through the app's error handler.
     router.all(INTERNAL_GRAPHQL_PATH, async (req, _res, next) => {
       const key = bearerKey(req.get('authorization'));
       if (!key) throw unauthorized();
-      const { claims } = await runStatement(pool, hashKey(key), ANY_KEY, undefined);
-      const missing = READ_SCOPES.find((s) => !claims.scopes.includes(s));
-      if (missing) {
-        throw new ApiError(403, 'insufficient_scope', `Internal GraphQL needs every read scope; this key lacks ${missing}`,
-          { required: missing });
-      }
+      const { claims } = await runStatement(pool, hashKey(key), ANY_KEY, sql`select app_hidden.authorize_internal_graphql()`);
       claimsOf.set(req, claims);
       next();
     });

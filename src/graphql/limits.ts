@@ -110,8 +110,8 @@ export function operationTooLarge(
 // What groupedAggregates may group by: a value shared by many rows. Grouping a million
 // contacts by their id, name, email or exact last-seen time answers a million groups, so those
 // groupings are left out of the schema; the organization, a location, a stage, a tag, an
-// audience, a person, a role, and timestamps truncated to the hour or the day stay.
-const GROUPABLE = new Set(['ORGANIZATION_ID', 'LOCATION_ID', 'STAGE_ID', 'TAG_ID', 'AUDIENCE_ID', 'PERSON_ID', 'ROLE']);
+// audience, and timestamps truncated to the hour or the day stay (of the columns exposed.ts shows).
+const GROUPABLE = new Set(['ORGANIZATION_ID', 'LOCATION_ID', 'STAGE_ID', 'TAG_ID', 'AUDIENCE_ID']);
 const groupable = (name: string) => GROUPABLE.has(name) || /_TRUNCATED_TO_(HOUR|DAY)$/.test(name);
 
 export const BoundedGroupingsPlugin: GraphileConfig.Plugin = {
