@@ -45,6 +45,9 @@ export interface Config {
   internalGraphql: boolean;
   /** Connections of the heavy lane, where expensive calls run (src/http/heavy.ts). */
   heavyConnections: number;
+  /** Expensive calls one credential, and one organization, may have in flight. */
+  heavyPerCredential: number;
+  heavyPerOrganization: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -69,5 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     internalGraphql: onOff(env, 'SVC_INTERNAL_GRAPHQL', true),
     // half the cores, so that expensive calls leave the other half to everything else
     heavyConnections: int(env, 'SVC_HEAVY_CONNECTIONS', Math.max(1, Math.floor(availableParallelism() / 2))),
+    heavyPerCredential: int(env, 'SVC_HEAVY_PER_CREDENTIAL', 2),
+    heavyPerOrganization: int(env, 'SVC_HEAVY_PER_ORGANIZATION', 4),
   };
 }

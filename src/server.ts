@@ -78,9 +78,9 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   await pool.query('select 1').catch((e: Error) => {
     throw new Error(`cannot connect as svc_login (${e.message}); set SVC_LOGIN_PASSWORD or allow trust auth for svc_login`);
   });
-  const heavy = createHeavyLane(db.loginUrl, { connections: config.heavyConnections });
+  const heavy = createHeavyLane(db.loginUrl, config);
   const limiter = config.rateLimit ? new RateLimiter({ limit: config.rateLimit, store: postgresWindowStore(pool) }) : undefined;
-  const graphql = await createInternalGraphql({ pool, config });
+  const graphql = await createInternalGraphql({ pool, heavy, config });
   const app = createApp({ pool, heavy, config, operations, limiter, mount: graphql.mount });
   const server = await listen(app, opts.port ?? config.port, config.host);
   const address = server.address();

@@ -8,15 +8,20 @@ import { acmeFixture } from './helpers/fixtures.ts';
 import { mcpRpc } from './helpers/mcp.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { HEAVY_CHECKOUT_TIMEOUT_MS } from '../src/http/heavy.ts';
+import { createInternalGraphql, type InternalGraphql } from '../src/graphql/internal.ts';
 
 let app: TestApp;
+let gql: InternalGraphql | undefined;
 let acme: Applied;
 
 // Enough contacts that one preview of the definition below keeps a core busy for a while.
 const CONTACTS = 30_000;
 
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000', SVC_HEAVY_CONNECTIONS: '1' } });
+  app = await startApp({
+    env: { SVC_RATE_LIMIT: '1000000', SVC_HEAVY_CONNECTIONS: '1', SVC_HEAVY_PER_CREDENTIAL: '2', SVC_HEAVY_PER_ORGANIZATION: '4' },
+    mount: async (deps) => (gql = await createInternalGraphql(deps)).mount,
+  });
   acme = await app.apply(acmeFixture());
   await app.db.owner.query(`
     insert into app_public.contacts (organization_id, name, email)
@@ -26,6 +31,7 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
+  await gql?.release();
   await app?.close();
 });
 
@@ -159,6 +165,21 @@ test.serial('MCP tool calls share the same limit: refused calls are isError resu
   t.is(replies.length - refused.length, 2);
   t.true(refused.every((r) => r.result.structuredContent.statusCode === 429
     && r.result.structuredContent.error === 'too_many_concurrent_requests'));
+});
+
+test.serial('internal GraphQL queries are expensive calls too: the same limit, the same lane', async (t) => {
+  const query = { query: '{ allContacts { totalCount } }' };
+  const gqlCall = () => app.request('POST', '/internal/graphql', { key: acme.keys.org!, body: query });
+  const answers = await Promise.all([gqlCall(), gqlCall(), gqlCall(), gqlCall(), preview(acme.keys.org!)]);
+  const ok = answers.filter((a) => a.status === 200);
+  t.true(ok.every((a) => a.body.data?.allContacts?.totalCount > CONTACTS));
+  const refused = answers.filter((a) => a.status === 429);
+  t.is(ok.length, 2);
+  t.is(refused.length, 3);
+  t.true(refused.every((a) => a.body.error === 'too_many_concurrent_requests' && a.headers.get('retry-after') === '1'));
+  // and nothing stays counted once they are answered
+  t.is((await gqlCall()).status, 200);
+  t.is((await gqlCall()).status, 200);
 });
 
 test.serial('a request that cannot get a connection in time answers 503 busy within seconds', async (t) => {

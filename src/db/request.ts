@@ -45,13 +45,21 @@ export class PoolBusy extends Error {
   }
 }
 
+/**
+ * pg-pool's two checkout timeouts (waiting for a free client, opening a new one), which carry no
+ * SQLSTATE. Also what PostGraphile's own checkouts from a pool of ours throw.
+ */
+export function isCheckoutTimeout(e: unknown): boolean {
+  return e instanceof PoolBusy
+    || (e instanceof Error && !(e as { code?: string }).code && /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)/.test(e.message));
+}
+
 /** A connection from the pool, or PoolBusy once the checkout timeout has passed. */
 export async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
   try {
     return await pool.connect();
   } catch (e) {
-    // pg-pool's two timeouts (waiting for a free client, opening a new one) carry no code
-    if (/timeout/i.test((e as Error).message) && !(e as { code?: string }).code) throw new PoolBusy(e);
+    if (isCheckoutTimeout(e)) throw new PoolBusy(e);
     throw e;
   }
 }

@@ -23,6 +23,7 @@ import { EXPOSED } from './exposed.ts';
 import { exposurePlugin } from './exposure.ts';
 import { BoundedGroupingsPlugin, operationTooLarge } from './limits.ts';
 import { pgSettingsFor } from './pg-settings.ts';
+import type { HeavyLane } from '../http/heavy.ts';
 
 export const INTERNAL_GRAPHQL_PATH = '/internal/graphql';
 
@@ -93,7 +94,7 @@ const QueriesOnlyPlugin: GraphileConfig.Plugin = {
 };
 
 export async function createInternalGraphql(
-  { pool, config }: { pool: pg.Pool; config: Config },
+  { pool, heavy, config }: { pool: pg.Pool; heavy: HeavyLane; config: Config },
 ): Promise<InternalGraphql> {
   // Claims of HTTP requests, set by the authentication step in front of grafserv.
   const claimsOf = new WeakMap<Request, Claims>();
@@ -102,8 +103,10 @@ export async function createInternalGraphql(
     extends: [PostGraphileAmberPreset, PgAggregatesPreset],
     plugins: [QueriesOnlyPlugin, BoundedGroupingsPlugin, exposurePlugin(EXPOSED)],
     pgServices: [makePgService({
-      // the service's login pool: pgSettings' `role` makes each transaction svc_request
-      pool,
+      // The heavy lane's pool (svc_login connections; pgSettings' `role` makes each
+      // transaction svc_request): a query may read whole tables, so it waits its turn there
+      // instead of taking the connections cheap requests need.
+      pool: heavy.pool,
       schemas: ['app_public'],
       pubsub: false,
       // svc_login holds no rights until it sets a role, and it is a member of svc_worker as
@@ -145,11 +148,21 @@ export async function createInternalGraphql(
     // The same authentication as REST, then the database's rule for GraphQL, in one round trip
     // before grafserv reads the body: failures are our 401 envelope (with WWW-Authenticate) or
     // 403 through the app's error handler.
-    router.all(INTERNAL_GRAPHQL_PATH, async (req, _res, next) => {
+    // A query is an expensive call: admitted like one (src/http/heavy.ts) until its answer is sent.
+    router.all(INTERNAL_GRAPHQL_PATH, async (req, res, next) => {
       const key = bearerKey(req.get('authorization'));
       if (!key) throw unauthorized();
-      const { claims } = await runStatement(pool, hashKey(key), ANY_KEY, sql`select app_hidden.authorize_internal_graphql()`);
-      claimsOf.set(req, claims);
+      const keyHash = hashKey(key);
+      const ticket = heavy.admit(keyHash);
+      res.on('close', ticket.end);
+      try {
+        const { claims } = await runStatement(pool, keyHash, ANY_KEY, sql`select app_hidden.authorize_internal_graphql()`);
+        ticket.organization(claims);
+        claimsOf.set(req, claims);
+      } catch (e) {
+        ticket.end();
+        throw e;
+      }
       next();
     });
     // addTo only calls `use` on what it is given when websockets are off, so a router does.

@@ -1,6 +1,6 @@
 // The one error envelope (spec: Errors) and the one place that maps database errors to it.
 import type { ZodError } from 'zod';
-import { PoolBusy } from '../db/request.ts';
+import { isCheckoutTimeout } from '../db/request.ts';
 
 export interface Envelope {
   statusCode: number;
@@ -89,6 +89,6 @@ export const internalError = () => new ApiError(500, 'internal_error', 'Somethin
 /** Any thrown value as the error the caller sees. */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
-  if (e instanceof PoolBusy) return busy();
+  if (isCheckoutTimeout(e)) return busy();
   return fromDatabase(e) ?? internalError();
 }

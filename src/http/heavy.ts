@@ -9,6 +9,7 @@
 // The counts are per API process: each process bounds its own lane.
 import type pg from 'pg';
 import { createRequestPool, type Claims } from '../db/request.ts';
+import type { Config } from '../config.ts';
 import { log } from '../log.ts';
 import { ApiError } from './errors.ts';
 
@@ -19,8 +20,6 @@ export interface HeavyLimits {
   perOrganization: number;
 }
 
-export const HEAVY_LIMITS: HeavyLimits = { perCredential: 2, perOrganization: 4 };
-
 /**
  * How long an admitted call waits for a lane connection before it answers 503 busy. Longer than
  * the request pool's: an expensive call is expected to wait its turn behind a few others.
@@ -28,12 +27,12 @@ export const HEAVY_LIMITS: HeavyLimits = { perCredential: 2, perOrganization: 4 
 export const HEAVY_CHECKOUT_TIMEOUT_MS = 5_000;
 
 /** The lane's pool: few connections, so expensive work never takes every core at once. */
-export function createHeavyLane(loginUrl: string, opts: { connections: number; statementTimeoutMs?: number }): HeavyLane {
+export function createHeavyLane(loginUrl: string, config: Config, opts: { statementTimeoutMs?: number } = {}): HeavyLane {
   const pool = createRequestPool(loginUrl, {
-    max: opts.connections, statementTimeoutMs: opts.statementTimeoutMs, checkoutTimeoutMs: HEAVY_CHECKOUT_TIMEOUT_MS,
+    max: config.heavyConnections, statementTimeoutMs: opts.statementTimeoutMs, checkoutTimeoutMs: HEAVY_CHECKOUT_TIMEOUT_MS,
   });
   pool.on('error', (err) => log.warn({ err }, 'idle database connection lost'));
-  return new HeavyLane(pool);
+  return new HeavyLane(pool, { perCredential: config.heavyPerCredential, perOrganization: config.heavyPerOrganization });
 }
 
 const tooMany = (who: string, limit: number) => new ApiError(429, 'too_many_concurrent_requests',
@@ -45,7 +44,7 @@ export class HeavyLane {
   readonly limits: HeavyLimits;
   private readonly inFlight = new Map<string, number>();
 
-  constructor(pool: pg.Pool, limits: HeavyLimits = HEAVY_LIMITS) {
+  constructor(pool: pg.Pool, limits: HeavyLimits) {
     this.pool = pool;
     this.limits = limits;
   }

@@ -28,7 +28,7 @@ export async function startApp(opts: {
   operations?: readonly AnyOperation[];
   env?: Record<string, string>;
   /** Further routes, as createApp takes them; given the app's pool and config. */
-  mount?: (deps: { pool: pg.Pool; config: Config }) => Promise<AppDeps['mount']>;
+  mount?: (deps: { pool: pg.Pool; heavy: HeavyLane; config: Config }) => Promise<AppDeps['mount']>;
   /** The clock idempotency records are dated by. */
   clock?: () => Date;
   /** How long a request's statement may run (the service's default otherwise). */
@@ -37,11 +37,14 @@ export async function startApp(opts: {
   limiter?: (pool: pg.Pool, config: Config) => RateLimiter | undefined;
 } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = loadConfig({ ...process.env, ...opts.env });
+  // Suites that send many expensive calls at once test other things than the heavy lane's
+  // limits (test/heavy-lane.test.ts sets its own): a wide lane unless the suite says otherwise.
+  const laneForTests = { SVC_HEAVY_CONNECTIONS: '4', SVC_HEAVY_PER_CREDENTIAL: '1000', SVC_HEAVY_PER_ORGANIZATION: '1000' };
+  const config = loadConfig({ ...process.env, ...laneForTests, ...opts.env });
   const pool = createRequestPool(db.loginUrl, { max: 8, statementTimeoutMs: opts.statementTimeoutMs });
   pool.on('error', () => undefined); // an idle connection dropped with the database
-  const heavy = createHeavyLane(db.loginUrl, { connections: config.heavyConnections, statementTimeoutMs: opts.statementTimeoutMs });
-  const mount = await opts.mount?.({ pool, config });
+  const heavy = createHeavyLane(db.loginUrl, config, { statementTimeoutMs: opts.statementTimeoutMs });
+  const mount = await opts.mount?.({ pool, heavy, config });
   const limiter = opts.limiter?.(pool, config);
   const app = createApp({ pool, heavy, config, operations: opts.operations ?? liveOperations, mount, clock: opts.clock, limiter });
   const server: Server = await listen(app, 0, '127.0.0.1');
