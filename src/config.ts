@@ -17,6 +17,19 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   return raw; // addresses or subnets, comma-separated, as express takes them
 }
 
+/** `host` or `host:port`, as SVC_ALLOWED_HOSTS lists them. */
+function hostEntry(entry: string): URL {
+  let url: URL | undefined;
+  try { url = new URL(`http://${entry}`); } catch { /* refused below */ }
+  if (!url || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new Error(`SVC_ALLOWED_HOSTS entries must be host names, with a port or without, got "${entry}"`);
+  }
+  return url;
+}
+
+/** The origin of an entry under a scheme: without a port, that scheme's default port. */
+const originAs = (scheme: 'http' | 'https', entry: string) => new URL(`${scheme}://${entry}`).origin;
+
 function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -38,8 +51,12 @@ export interface Config {
   rateLimit: number | null;
   /** express's `trust proxy`: whether and which proxies' X-Forwarded-For to believe. */
   trustProxy: boolean | number | string;
-  /** Host names the MCP endpoint answers for (DNS rebinding protection). */
+  /** Host names the MCP endpoint answers for (DNS rebinding protection), without ports. */
   allowedHosts: string[];
+  /** This server's own names: a browser Origin naming one of them at the listening port is ours. */
+  localHosts: string[];
+  /** Further origins (scheme://host[:port]) a browser may call the MCP endpoint from. */
+  allowedOrigins: string[];
   logLevel: string;
   /** Whether /internal/graphql is served (`SVC_INTERNAL_GRAPHQL=off` turns it off). */
   internalGraphql: boolean;
@@ -53,6 +70,9 @@ export interface Config {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000);
   const host = env.HOST || '127.0.0.1';
+  const base = new URL(env.SVC_BASE_URL || `http://${host}:${port}`);
+  const localHosts = [...new Set(['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host])];
+  const extraHosts = (env.SVC_ALLOWED_HOSTS || '').split(',').map((h) => h.trim()).filter(Boolean);
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     loginPassword: env.SVC_LOGIN_PASSWORD || undefined,
@@ -65,9 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smsTransport: env.SMS_TRANSPORT || 'sink',
     rateLimit: env.SVC_RATE_LIMIT === 'off' ? null : int(env, 'SVC_RATE_LIMIT', 600),
     trustProxy: trustProxy(env.SVC_TRUST_PROXY),
-    allowedHosts: [...new Set(['localhost', '127.0.0.1', '[::1]', host,
-      new URL(env.SVC_BASE_URL || `http://${host}:${port}`).hostname,
-      ...(env.SVC_ALLOWED_HOSTS || '').split(',').map((h) => h.trim()).filter(Boolean)])],
+    allowedHosts: [...new Set([...localHosts, base.hostname, ...extraHosts.map((h) => hostEntry(h).hostname)])],
+    localHosts,
+    allowedOrigins: [...new Set([base.origin, ...extraHosts.flatMap((h) => [originAs('http', h), originAs('https', h)])])],
     logLevel: env.LOG_LEVEL || 'info',
     internalGraphql: onOff(env, 'SVC_INTERNAL_GRAPHQL', true),
     // half the cores, so that expensive calls leave the other half to everything else

@@ -56,6 +56,11 @@ test.after.always(async () => { await app?.close(); });
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
+// A key set as JSON.parse sets it: `__proto__` too becomes an own key (an assignment would set
+// the prototype instead, and the key would never be sent).
+const own = <T extends object>(o: T, k: string, v: unknown): T =>
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+
 const strings = [
   '', ' ', 'a', 'x'.repeat(256), 'y'.repeat(1001), 'z'.repeat(20_001), 'nul\u0000byte', 'lone \ud800 surrogate', '😀 emoji',
   "' or 1=1 --", '%', '_', '\\', '%_%', '../../etc/passwd', 'NaN', 'Infinity', '-Infinity', '1e400', '-0', '0x10',
@@ -65,7 +70,9 @@ const strings = [
   'new.person@example.com', 'a@b', '@', 'email', 'sms', 'all', 'any', 'static', 'dynamic', 'eq', 'in', 'gold', 'a',
   'true', 'false', 'user', 'integration', 'vip', '00000000-0000-0000-0000-000000000000',
 ];
-const numbers = [0, -1, 1, 2, 25, 100, 101, 1.5, -0.5, 1e308, -1e308, 2 ** 31, 2 ** 53 + 1, Number.MAX_SAFE_INTEGER];
+// beyond ±(2^53 - 1) an integer is not read exactly: 2 ** 53 + 1 is sent as 9007199254740992
+const numbers = [0, -1, 1, 2, 25, 100, 101, 1.5, -0.5, 1e308, -1e308, 2 ** 31, 2 ** 53 + 1, -(2 ** 53) - 2, 1e20,
+  Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
 const fields = [
   'display_name', 'email', 'phone_number', 'total_calls', 'first_seen_at', 'last_seen_at', 'created_at', 'updated_at',
   'field_values.plan', 'field_values.visits', 'field_values.ltv', 'field_values.birthday', 'field_values.last_visit',
@@ -108,7 +115,8 @@ function plausible(name: string, r: Rand): unknown {
     case 'name': case 'tag': return pick(r, ['Ann Lee', 'vip', 'New Tag', 'x'.repeat(120), 'x'.repeat(121), 'ünïcödé 😀']);
     case 'phone': return pick(r, ['+15551230001', '+1 (555) 123-0002', '+442071838750', '555-0100', '+15551239999']);
     case 'custom_fields': return pick(r, [{ plan: 'silver' }, { visits: 3 }, { visits: '3' }, { ltv: 12.5 }, { birthday: '1990-02-28' },
-      { birthday: '1990-02-30' }, { last_visit: '2026-11-01T09:00:00Z' }, { vip: true }, { tier: 'a' }, { tier: 'c' }, { old: 'x' }, { plan: null }]);
+      { birthday: '1990-02-30' }, { last_visit: '2026-11-01T09:00:00Z' }, { vip: true }, { tier: 'a' }, { tier: 'c' }, { old: 'x' }, { plan: null },
+      { visits: 2 ** 53 + 1 }, own({}, '__proto__', 'x'), own({ plan: 'gold' }, '__proto__', { plan: 'x' }), { constructor: 'x' }, { prototype: 1 }]);
     case 'location_ids': return [pick(r, ids())];
     case 'stage_id': case 'contact_id': return pick(r, ids());
     case 'channels': return pick(r, [['email'], ['sms'], ['email', 'sms'], [], ['fax']]);
@@ -128,7 +136,8 @@ function plausible(name: string, r: Rand): unknown {
     case 'q': return pick(r, ['ann', 'Lee', '555', '%', '_', '\\', 'a'.repeat(255), 'a'.repeat(256)]);
     case 'events': return [{ name: pick(r, ['assessment_abandoned', 'booked', 'Bad Name']), key: pick(r, ['s1', '', 'k'.repeat(256)]) }];
     case 'cancel_events': return [pick(r, ['assessment_abandoned', 'booked', 'x'.repeat(101)])];
-    case 'fields': return pick(r, [{ user_message_count: 2 }, { user_message_count: -1 }, { user_message_count: 1.5 }, { answer: 'x' }]);
+    case 'fields': return pick(r, [{ user_message_count: 2 }, { user_message_count: -1 }, { user_message_count: 1.5 }, { answer: 'x' },
+      { user_message_count: 2 ** 53 + 1 }, own({}, '__proto__', 'x'), own({}, '__proto__', 'y'.repeat(1001))]);
     case 'cursor': return pick(r, ['', 'abc', acme.ids.ann]);
     default: return value(r);
   }
@@ -142,7 +151,7 @@ function value(r: Rand, depth = 0): unknown {
   if (roll < 0.85) {
     // custom field values: known keys with values of any type
     const o: Record<string, unknown> = {};
-    for (let i = Math.floor(r() * 3); i >= 0; i--) o[pick(r, ['plan', 'visits', 'ltv', 'birthday', 'last_visit', 'vip', 'tier', 'old', 'nope', '__proto__'])] = scalar(r);
+    for (let i = Math.floor(r() * 3); i >= 0; i--) own(o, pick(r, ['plan', 'visits', 'ltv', 'birthday', 'last_visit', 'vip', 'tier', 'old', 'nope', '__proto__', 'constructor']), scalar(r));
     return o;
   }
   if (roll < 0.9) return ['email', 'sms', 'voice'].filter(() => r() < 0.5);
@@ -157,7 +166,15 @@ function value(r: Rand, depth = 0): unknown {
 const escape = (v: string) => encodeURIComponent(v.replace(/[\ud800-\udfff]/gu, '\u0000')).replace(/%00/g, '%ED%A0%80');
 const shapeKeys = (s: unknown): string[] => (s ? Object.keys((s as { shape: object }).shape) : []);
 
-interface Case { params: Record<string, string>; query: string; body: unknown; args: Record<string, unknown> }
+interface Case { params: Record<string, string>; query: string; body: unknown; args: Record<string, unknown>; rawBody?: Uint8Array }
+
+// Bytes that are not UTF-8 (a stray byte, a broken sequence, an encoded surrogate), inside the
+// first string of the JSON text.
+function invalidUtf8(text: string, r: Rand): Uint8Array {
+  const at = text.indexOf('"') + 1;
+  const bytes = pick(r, [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xe2, 0x82]]);
+  return Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bytes), Buffer.from(text.slice(at))]);
+}
 
 function pathValue(r: Rand): string {
   const roll = r();
@@ -188,7 +205,8 @@ function makeCase(op: AnyOperation, r: Rand): Case {
     else if (roll < 0.3) queryParts.push(`${k}=%E0%A4%A`);
     else queryParts.push(`${k}=${escape(text)}`);
   }
-  if (!careful && r() < 0.1) queryParts.push('surprise=1');
+  // parameters no operation takes, misspelt or bracketed
+  if (!careful && r() < 0.15) queryParts.push(pick(r, ['surprise=1', 'emial=ann%40example.com', 'q%5B%5D=x', '__proto__=1', 'limit%20=5']));
   let body: unknown;
   const keys = shapeKeys(op.body);
   if (keys.length) {
@@ -198,11 +216,14 @@ function makeCase(op: AnyOperation, r: Rand): Case {
       const b: Record<string, unknown> = {};
       for (const k of keys) if (r() < 0.6) b[k] = fieldValue(k, value);
       if (!careful && r() < 0.05) b.surprise = 1;
+      if (!careful && r() < 0.05) own(b, '__proto__', value(r));
+      if (!careful && r() < 0.05) b.n = pick(r, [2 ** 53 + 1, -(2 ** 53) - 2, 1e20]);
       body = b;
     }
-    if (body && typeof body === 'object' && !Array.isArray(body)) Object.assign(args, body);
+    if (body && typeof body === 'object' && !Array.isArray(body)) for (const [k, v] of Object.entries(body)) own(args, k, v);
   }
-  return { params, query: queryParts.join('&'), body, args };
+  const rawBody = keys.length && !careful && r() < 0.05 ? invalidUtf8(JSON.stringify(body ?? {}), r) : undefined;
+  return { params, query: queryParts.join('&'), body, args, ...(rawBody ? { rawBody } : {}) };
 }
 
 function pathOf(op: AnyOperation, params: Record<string, string>): string {
@@ -287,7 +308,7 @@ async function fuzz(t: ExecutionContext, op: AnyOperation, keyRef: string, count
       let body: any;
       if (face === 'REST') {
         const url = pathOf(op, c.params) + (c.query ? `?${c.query}` : '');
-        const res = await app.request(op.method, url, { key, ...(op.body ? { rawBody: JSON.stringify(c.body ?? {}) } : {}) });
+        const res = await app.request(op.method, url, { key, ...(op.body ? { rawBody: c.rawBody ?? JSON.stringify(c.body ?? {}) } : {}) });
         status = res.status;
         body = res.body;
       } else {

@@ -10,6 +10,7 @@ import type { Applied } from '../src/admin/fixture.ts';
 import { updateOrg } from '../src/admin/commands.ts';
 import { MCP_BATCH_LIMIT } from '../src/mcp/endpoint.ts';
 import { mcpRpc } from './helpers/mcp.ts';
+import { loadConfig } from '../src/config.ts';
 
 let app: TestApp;
 let acme: Applied;
@@ -190,8 +191,17 @@ test('GET and DELETE on the endpoint are 405', async (t) => {
 
 test('a foreign Host or Origin is refused (DNS rebinding)', async (t) => {
   const auth = { authorization: `Bearer ${acme.keys.org}` };
+  const port = new URL(app.url).port;
   t.is((await rpc(initialize, { ...auth, origin: 'http://evil.example' })).status, 403);
-  t.is((await rpc(initialize, { ...auth, origin: `http://localhost:1234` })).status, 200);
+  for (const ours of [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]) {
+    t.is((await rpc(initialize, { ...auth, origin: ours })).status, 200, ours);
+  }
+  // another port of the same host is another site; so is another scheme
+  for (const foreign of ['http://localhost:9999', 'http://localhost', `https://localhost:${port}`, 'http://127.0.0.1:1', 'null', 'file://']) {
+    const res = await rpc(initialize, { ...auth, origin: foreign });
+    t.is(res.status, 403, foreign);
+    t.like(await res.json(), { statusCode: 403, error: 'forbidden_origin' });
+  }
   const { request } = await import('node:http');
   const status = await new Promise<number>((resolve, reject) => {
     const req = request(`${app.url}/api/v1/mcp`, { method: 'POST', headers: { ...auth, host: 'evil.example',
@@ -200,6 +210,33 @@ test('a foreign Host or Origin is refused (DNS rebinding)', async (t) => {
     req.end(JSON.stringify(initialize));
   });
   t.is(status, 403);
+});
+
+test('the origins of SVC_BASE_URL and SVC_ALLOWED_HOSTS are ours, port included', async (t) => {
+  const other = await startApp({ operations: probeIdempotentOperations,
+    env: { SVC_BASE_URL: 'https://api.example.com/', SVC_ALLOWED_HOSTS: 'crm.example:8443, plain.example' } });
+  try {
+    const f = await other.apply(acmeFixture('Origins Co'));
+    const auth = { authorization: `Bearer ${f.keys.org}` };
+    const status = async (origin: string) => (await mcpRpc(other, initialize, { ...auth, origin })).status;
+    for (const ours of ['https://api.example.com', 'https://api.example.com:443', 'https://crm.example:8443', 'http://crm.example:8443',
+      'http://plain.example', 'https://plain.example', `http://localhost:${new URL(other.url).port}`]) {
+      t.is(await status(ours), 200, ours);
+    }
+    for (const foreign of ['http://api.example.com', 'https://api.example.com:8443', 'https://crm.example', 'http://plain.example:8080',
+      'https://evil.example', 'http://localhost:3000']) {
+      t.is(await status(foreign), 403, foreign);
+    }
+  } finally {
+    await other.close();
+  }
+});
+
+test('an SVC_ALLOWED_HOSTS entry that is not a host, with or without a port, stops the start by name', (t) => {
+  for (const entry of ['http://x.example', 'x.example/path', 'user@x.example', 'x.example:notaport']) {
+    t.throws(() => loadConfig({ SVC_ALLOWED_HOSTS: entry }), { message: new RegExp(`SVC_ALLOWED_HOSTS.*"${entry.replace(/[./]/g, '\\$&')}"`) }, entry);
+  }
+  t.deepEqual(loadConfig({ SVC_ALLOWED_HOSTS: 'a.example:8080' }).allowedHosts.slice(-1), ['a.example']);
 });
 
 test('answers JSON or an SSE stream as the client prefers', async (t) => {

@@ -25,3 +25,10 @@ export function bearerKey(header: string | undefined): string | undefined {
   if (!m || !KEY_PATTERN.test(m[1]!)) return undefined;
   return m[1];
 }
+
+/** How many Authorization headers a request carried (`req.headers` shows only the first). */
+export function authorizationHeaderCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization') count++;
+  return count;
+}

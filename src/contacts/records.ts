@@ -8,6 +8,7 @@ import {
   Contact, ContactForCaller, ContactName, ContactPath, CustomFieldValues, Email, Page, Phone, jsonList, paging, result, uuid,
 } from './schemas.ts';
 import { toE164 } from './phone.ts';
+import { keepingProtoKey } from '../http/input.ts';
 
 const EventName = z.string().regex(/^[a-z][a-z0-9_]{0,99}$/, 'lowercase letters, digits and underscores')
   .describe('The kind of event, for example assessment_abandoned');
@@ -17,12 +18,15 @@ const Event = z.strictObject({
   key: z.string().min(1).max(255).describe('A stable id of this occurrence (for example the session id); retries send the same key'),
 });
 
-const EventFields = z
+const EventFieldValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+
+// Free keys: a `__proto__` one is kept like any other (keepingProtoKey), never dropped unseen.
+const EventFields = keepingProtoKey(z
   .object({
     user_message_count: z.int().min(0).optional()
       .describe('assessment_abandoned: how many nonempty answers the user gave in the session (0 when none)'),
   })
-  .catchall(z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]))
+  .catchall(EventFieldValue), { value: EventFieldValue })
   .refine((o) => Object.keys(o).length <= 50, 'at most 50 fields')
   .describe('Values the events carry, for sequence triggers to test (not stored on the contact)');
 

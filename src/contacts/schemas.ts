@@ -2,6 +2,7 @@
 // as the SQL functions answer it.
 import { z } from 'zod';
 import { toE164 } from './phone.ts';
+import { keepingProtoKey } from '../http/input.ts';
 
 export const uuid = z.uuid();
 export const ContactPath = z.object({ contactId: uuid.describe('The contact\'s id') });
@@ -26,9 +27,15 @@ export const Phone = z.string().max(40).transform((raw, ctx) => {
 
 export const ContactName = z.string().trim().min(1).max(200);
 
-/** Custom field values by key; the database checks each key and type (400 naming the key). */
-export const CustomFieldValues = z
-  .record(z.string().max(100), z.union([z.string().max(10000), z.number(), z.boolean(), z.null()]))
+const CustomFieldValue = z.union([z.string().max(10000), z.number(), z.boolean(), z.null()]);
+const CustomFieldKey = z.string().max(100);
+
+/**
+ * Custom field values by key; the database checks each key and type (400 naming the key). Every
+ * key sent gets there, `__proto__`, `constructor` and `prototype` included: they are names like
+ * any other, unknown unless the organization defined them.
+ */
+export const CustomFieldValues = keepingProtoKey(z.record(CustomFieldKey, CustomFieldValue), { key: CustomFieldKey, value: CustomFieldValue })
   .refine((o) => Object.keys(o).length <= 100, 'at most 100 custom fields at once')
   .describe('Values by custom field key: each key must be an enabled custom field and the value fit its type '
     + '(number/currency a number, boolean, date YYYY-MM-DD, datetime ISO 8601 with offset, select one of its options, '

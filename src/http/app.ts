@@ -2,12 +2,12 @@
 // OpenAPI document, health endpoints, and the error envelope for every failure.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { bearerKey } from '../auth/keys.ts';
+import { authorizationHeaderCount, bearerKey } from '../auth/keys.ts';
 import { log } from '../log.ts';
 import type { AnyOperation } from '../registry/operation.ts';
 import { openApiDocument } from '../registry/openapi.ts';
-import { ApiError, badRequest, envelope, notFound, toApiError } from './errors.ts';
-import { readJsonBody, validateInput } from './input.ts';
+import { ApiError, badRequest, envelope, notFound, toApiError, unauthorized } from './errors.ts';
+import { readJsonBody, readQuery, validateInput } from './input.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
@@ -78,6 +78,10 @@ export function createApp(deps: AppDeps): express.Express {
     }
   });
 
+  // Node keeps the first of several Authorization headers; which one the sender meant is
+  // unknowable, so such a request carries no valid credential, wherever it goes.
+  app.use((req, res, next) => (authorizationHeaderCount(req.rawHeaders) > 1 ? sendError(req, res, unauthorized()) : next()));
+
   const document = openApiDocument(deps.operations, deps.config.baseUrl);
   app.get('/api/v1/docs-json', rateLimited(deps.limiter, 'GET /api/v1/docs-json'), (_req, res) => { res.json(document); });
 
@@ -89,7 +93,7 @@ export function createApp(deps: AppDeps): express.Express {
     const handlers = [rateLimited(deps.limiter, `${op.method} ${op.path}`), ...(op.body ? [raw] : [])];
     app[method](expressPath(op.path), ...handlers, async (req: Request, res: Response) => {
       const { status, body } = await execute(deps, op, bearerKey(req.get('authorization')),
-        () => validateInput(op, { params: req.params, query: req.query, body: readJsonBody(op, req.body) }));
+        () => validateInput(op, { params: req.params, query: readQuery(req.query), body: readJsonBody(op, req.body) }));
       res.status(status).json(body);
     });
   }
@@ -98,7 +102,7 @@ export function createApp(deps: AppDeps): express.Express {
   // before anything else; GET and DELETE have no meaning in stateless mode.
   // The body is read first so that each message of a JSON-RPC batch counts against the limit.
   app.post(MCP_PATH, raw, rateLimited(deps.limiter, `POST ${MCP_PATH}`, mcpMessageCount), hostHeaderValidation(deps.config.allowedHosts),
-    originCheck(deps.config.allowedHosts), mcpHandler(deps, deps.operations));
+    originCheck(deps.config), mcpHandler(deps, deps.operations));
   app.all(MCP_PATH, (req, res) => {
     res.set('Allow', 'POST');
     sendError(req, res, new ApiError(405, 'method_not_allowed', 'The MCP endpoint is stateless: only POST is served'));

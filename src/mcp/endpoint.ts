@@ -4,13 +4,15 @@
 import type { Request, Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../config.ts';
 import { bearerKey, hashKey } from '../auth/keys.ts';
 import { runStatement, type Claims } from '../db/request.ts';
 import { sql } from '../db/sql.ts';
 import { ApiError, envelope, notFound, toApiError, unauthorized } from '../http/errors.ts';
 import { execute, type ExecuteDeps } from '../http/execute.ts';
-import { splitArguments, validateInput } from '../http/input.ts';
+import { parseJsonBody, splitArguments, validateInput } from '../http/input.ts';
 import { log } from '../log.ts';
 import type { AnyOperation } from '../registry/operation.ts';
 import { toolOf, visibleTo } from './tools.ts';
@@ -33,6 +35,16 @@ function okResult(body: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
 }
 
+// tools/call as the SDK's Server checks it itself before our handler runs: against
+// CallToolRequestSchema, answering JSON-RPC -32602 (invalid params) when the request does not
+// fit it, as for `arguments: null`; the spec makes a request that fails the CallToolRequest
+// schema a protocol error, while a call that fits it and fails the tool's own validation is a
+// tool result with isError. Registered under CallToolRequestSchema itself, the request would be
+// parsed first by the generic layer, whose failure is -32603 (internal error). The arguments
+// arrive as sent: the schema's record would drop a `__proto__` key unseen.
+const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
+
 function buildServer(deps: ExecuteDeps, operations: readonly AnyOperation[], key: string, claims: Claims): Server {
   const byName = new Map(operations.map((op) => [op.operationId, op]));
   const server = new Server({ name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' },
@@ -40,11 +52,12 @@ function buildServer(deps: ExecuteDeps, operations: readonly AnyOperation[], key
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: operations.filter((op) => visibleTo(op, claims)).map(toolOf),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const op = byName.get(request.params.name);
-    if (!op) return errorResult(notFound(`Tool ${request.params.name}`));
+  server.setRequestHandler(ToolCall, async (request) => {
+    const params = request.params as ToolCallParams;
+    const op = byName.get(params.name);
+    if (!op) return errorResult(notFound(`Tool ${params.name}`));
     try {
-      const args = request.params.arguments ?? {};
+      const args = params.arguments ?? {};
       const { body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, args)));
       return okResult(body);
     } catch (e) {
@@ -73,14 +86,22 @@ function negotiate(req: Request): boolean {
   return json >= 0 && (sse < 0 || json < sse);
 }
 
-/** A browser's Origin must name this service too (the SDK checks Host). */
-export function originCheck(allowedHosts: readonly string[]) {
+/**
+ * A browser's Origin must be one of this service's own (the SDK checks Host): scheme, host and
+ * port, since another port of the same host is another site (a page served there must not
+ * call this endpoint with the user's browser). Ours are config.allowedOrigins and the address
+ * the request came in on: localhost, 127.0.0.1, [::1] and HOST at the listening port.
+ */
+export function originCheck(config: Pick<Config, 'allowedOrigins' | 'localHosts'>) {
   return (req: Request, _res: Response, next: () => void): void => {
     const origin = req.get('origin');
     if (origin !== undefined) {
-      let host = '';
-      try { host = new URL(origin).hostname; } catch { /* not a URL: refused below */ }
-      if (!allowedHosts.includes(host)) throw new ApiError(403, 'forbidden_origin', 'Requests from this origin are not accepted');
+      let sent: string | undefined;
+      try { sent = new URL(origin).origin; } catch { /* not a URL: refused below */ }
+      const port = req.socket.localPort;
+      const ours = sent !== undefined && (config.allowedOrigins.includes(sent)
+        || config.localHosts.some((host) => new URL(`http://${host}:${port}`).origin === sent));
+      if (!ours) throw new ApiError(403, 'forbidden_origin', 'Requests from this origin are not accepted');
     }
     next();
   };
@@ -100,7 +121,8 @@ function parsedBody(req: Request): { json: unknown } | undefined {
   if (!parsedBodies.has(req)) {
     let parsed: { json: unknown } | undefined;
     try {
-      parsed = Buffer.isBuffer(req.body) ? { json: JSON.parse(req.body.toString('utf8')) } : undefined;
+      // invalid UTF-8 is not JSON text either: a parse error, never U+FFFD in the arguments
+      parsed = Buffer.isBuffer(req.body) ? { json: parseJsonBody(req.body) } : undefined;
     } catch {
       parsed = undefined;
     }

@@ -20,7 +20,7 @@ export interface TestApp {
   heavy: HeavyLane;
   config: Config;
   apply(fixture: unknown): Promise<Applied>;
-  request(method: string, path: string, opts?: { key?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string }): Promise<{ status: number; body: any; headers: Headers }>;
+  request(method: string, path: string, opts?: { key?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Uint8Array }): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
