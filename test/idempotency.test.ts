@@ -150,6 +150,32 @@ test('a first call whose commit went unanswered makes the key answer idempotency
   t.is(res.body.error, 'idempotency_outcome_unknown');
 });
 
+/** Whether some connection holds the advisory lock of this credential's call with this key. */
+const lockHeld = async (credentialId: string, key: string) => (await app.db.owner.query(`select count(*)::int as n from pg_locks l
+  where l.locktype = 'advisory' and l.database = (select oid from pg_database where datname = current_database())
+    and (l.classid::bigint << 32 | l.objid::bigint) = app_private.idempotency_lock_key($1, 'probe_queue', $2)`,
+  [credentialId, key])).rows[0].n > 0;
+
+test('a write that fails frees its key and lets go of its lock; the key then runs', async (t) => {
+  const req = { scope: 'contacts:write', memberAccess: 'deny', managerPower: 'contacts' };
+  const input = { to: '+15550001012', idempotency_key: 'k-fails' };
+  const failing = async (tx: import('../src/db/request.ts').Tx) => {
+    await tx.query(sql`select app_hidden.queue_message('sms', '+15550001012', null, 'x')`);
+    return tx.query(sql`select 1 / 0`);
+  };
+  await t.throwsAsync(runIdempotent(app.pool, hashKey(acme.keys.org!), req, 'probe_queue', input, 'k-fails', now, 201, failing),
+    { message: /division by zero/ });
+  const { rows } = await app.db.owner.query(`select count(*)::int as n from app_private.idempotency_keys where key = 'k-fails'`);
+  t.is(rows[0].n, 0);
+  t.false(await lockHeld(acme.key_ids.org!, 'k-fails'));
+  t.is(await messages('+15550001012'), 0, 'the write before the failure was undone too');
+  t.is((await queue(acme.keys.org, input)).status, 201);
+  t.is((await queue(acme.keys.org, input)).status, 201, 'replayed');
+  t.is((await queue(acme.keys.org, { ...input, to: '+15550001013' })).body.error, 'idempotency_key_reused');
+  t.false(await lockHeld(acme.key_ids.org!, 'k-fails'), 'no connection went back to the pool holding it');
+  t.is(await messages('+15550001012'), 1);
+});
+
 test('the stored answer is kept only in the private schema', async (t) => {
   const { rows } = await app.db.owner.query(`select grantee from information_schema.role_table_grants
     where table_schema = 'app_private' and table_name = 'idempotency_keys' and grantee like 'svc\\_%' and grantee <> 'svc_owner'`);

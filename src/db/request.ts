@@ -146,7 +146,35 @@ export async function runStatement(
   statement: Sql | undefined,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
   const client = await checkout(pool);
-  let broken = false;
+  try {
+    return await statementOn(client, keyHash, req, statement);
+  } finally {
+    releaseClient(client);
+  }
+}
+
+// Connections a step found unusable (no answer from the server): destroyed, not pooled again.
+const unusable = new WeakSet<pg.ClientBase>();
+
+/**
+ * Gives a checked-out connection back to the pool, or destroys it: when a step found it
+ * unusable, or when the caller cannot vouch for its session state (an idempotent call that may
+ * still hold its key's advisory lock).
+ */
+export function releaseClient(client: pg.PoolClient, destroy = false): void {
+  client.release(destroy || unusable.has(client));
+}
+
+/**
+ * runStatement on a connection the caller checked out, for a call whose steps must share one
+ * session (an idempotent call: src/http/idempotency.ts).
+ */
+export async function statementOn(
+  client: pg.ClientBase,
+  keyHash: Buffer,
+  req: Requirement,
+  statement: Sql | undefined,
+): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
   try {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -166,10 +194,8 @@ export async function runStatement(
       }
     }
   } catch (e) {
-    broken = !(e as { code?: string }).code;
+    if (!(e as { code?: string }).code) unusable.add(client);
     throw e;
-  } finally {
-    client.release(broken);
   }
 }
 
@@ -188,7 +214,20 @@ export async function runTransaction<T>(
   body: (tx: Tx, claims: Claims) => Promise<T>,
 ): Promise<T> {
   const client = await checkout(pool);
-  let broken = false;
+  try {
+    return await transactionOn(client, keyHash, req, body);
+  } finally {
+    releaseClient(client);
+  }
+}
+
+/** runTransaction on a connection the caller checked out (see statementOn). */
+export async function transactionOn<T>(
+  client: pg.ClientBase,
+  keyHash: Buffer,
+  req: Requirement,
+  body: (tx: Tx, claims: Claims) => Promise<T>,
+): Promise<T> {
   try {
     await ensurePrepared(client, AUTH.name, AUTH.text);
     const results = (await client.query(`begin; set local role svc_request; ${authCall(keyHash, req)}`)) as unknown as Results;
@@ -209,9 +248,7 @@ export async function runTransaction<T>(
     }
     return out;
   } catch (e) {
-    await client.query('rollback').catch(() => { broken = true; });
+    await client.query('rollback').catch(() => { unusable.add(client); });
     throw e;
-  } finally {
-    client.release(broken);
   }
 }
