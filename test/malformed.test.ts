@@ -107,6 +107,10 @@ function rule(r: Rand): unknown {
   return out;
 }
 
+// Well-formed rules over the evaluation bound: 600 contains_any values in all (at most 500).
+const costlyRules = () => [0, 1].map((i) => ({
+  field: 'display_name', op: 'contains_any', value: Array.from({ length: 300 }, (_, j) => `c${i}.${j}`) }));
+
 // Values a field of this name might take when sent by a careful caller: most requests mix these
 // with garbage, so that many get past the schema to the database.
 function plausible(name: string, r: Rand): unknown {
@@ -128,11 +132,11 @@ function plausible(name: string, r: Rand): unknown {
     case 'channel': return pick(r, ['any', 'email', 'sms', 'call', 'completed']);
     case 'status': return pick(r, ['completed', 'missed', 'open']);
     case 'match': return pick(r, ['all', 'any']);
-    case 'rules': return Array.from({ length: Math.floor(r() * 4) }, () => rule(r));
-    case 'definition': return { match: pick(r, ['all', 'any']), rules: Array.from({ length: Math.floor(r() * 4) }, () => rule(r)) };
+    case 'rules': return r() < 0.1 ? costlyRules() : Array.from({ length: Math.floor(r() * 4) }, () => rule(r));
+    case 'definition': return { match: pick(r, ['all', 'any']), rules: r() < 0.1 ? costlyRules() : Array.from({ length: Math.floor(r() * 4) }, () => rule(r)) };
     case 'exclude_opted_out': case 'is_archived': return r() < 0.5;
-    case 'page': return pick(r, [1, 2, 3, 100, 0]);
-    case 'limit': return pick(r, [1, 25, 100, 101]);
+    case 'page': return pick(r, [1, 2, 3, 100, 0, -1]);
+    case 'limit': return pick(r, [1, 25, 100, 101, 0, -1]);
     case 'q': return pick(r, ['ann', 'Lee', '555', '%', '_', '\\', 'a'.repeat(255), 'a'.repeat(256)]);
     case 'events': return [{ name: pick(r, ['assessment_abandoned', 'booked', 'Bad Name']), key: pick(r, ['s1', '', 'k'.repeat(256)]) }];
     case 'cancel_events': return [pick(r, ['assessment_abandoned', 'booked', 'x'.repeat(101)])];

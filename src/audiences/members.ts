@@ -45,8 +45,10 @@ export const audiencesPreviewCount = defineOperation({
     'Evaluates a definition (`match`, `rules`) now, without saving anything, and answers how many contacts it selects '
     + '(opted-out ones included). Use it to check rules before audiences_create or audiences_update: a 400 names the rule '
     + 'and the part to fix (for example body.rules.2.field for a field that does not resolve, .op for an op the field\'s '
-    + 'type does not allow, .value for a value that does not fit). Stage rules use the audience_field and stage ids from '
-    + 'contacts_list_stages; custom fields are field_values.<key>.',
+    + 'type does not allow, .value for a value that does not fit, body.rules for more contains and contains_any values than '
+    + 'one definition may hold). Stage rules use the audience_field and stage ids from contacts_list_stages; custom fields '
+    + 'are field_values.<key>. A MEMBER, and a MANAGER without the contacts power, may test only display_name, email and '
+    + 'phone_number.',
   scope: 'audiences:read',
   memberAccess: 'open',
   managerPower: null,
