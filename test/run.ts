@@ -49,16 +49,35 @@ if (!rowCount) {
 }
 await admin.end();
 
-const ava = spawn(process.execPath, [`${root}/node_modules/ava/entrypoints/cli.mjs`, ...process.argv.slice(2)], {
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    NODE_ENV: 'test',
-    SVC_TEST_OWNER_URL: db.ownerUrl,
-    SVC_TEST_TEMPLATE: template,
-    ...(db.loginPassword ? { SVC_LOGIN_PASSWORD: db.loginPassword } : {}),
-  },
-});
-const code: number = await new Promise((resolve) => ava.on('exit', (c) => resolve(c ?? 1)));
+// Suites named *.alone.test.ts compare timings (a ratio measured in one run): they run after
+// the others, one file at a time, so that other suites do not load the machine meanwhile.
+// Explicit file arguments run as given.
+const args = process.argv.slice(2);
+const fileArgs = args.filter((a) => a.endsWith('.ts'));
+const options = args.filter((a) => !a.endsWith('.ts'));
+const testFiles = (readdirSync(`${root}/test`, { recursive: true }) as string[])
+  .filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`).sort();
+const passes = fileArgs.length ? [fileArgs] : [
+  testFiles.filter((f) => !f.endsWith('.alone.test.ts')),
+  ...testFiles.filter((f) => f.endsWith('.alone.test.ts')).map((f) => [f]),
+];
+
+function runAva(files: string[]): Promise<number> {
+  const ava = spawn(process.execPath, [`${root}/node_modules/ava/entrypoints/cli.mjs`, ...options, ...files], {
+    stdio: 'inherit',
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      SVC_TEST_OWNER_URL: db.ownerUrl,
+      SVC_TEST_TEMPLATE: template,
+      ...(db.loginPassword ? { SVC_LOGIN_PASSWORD: db.loginPassword } : {}),
+    },
+  });
+  return new Promise((resolve) => ava.on('exit', (c) => resolve(c ?? 1)));
+}
+
+let code = 0;
+for (const files of passes) code = (await runAva(files)) || code;
 await db.stop();
 process.exit(code);
