@@ -60,7 +60,7 @@ export interface Config {
   logLevel: string;
   /** Whether /internal/graphql is served (`SVC_INTERNAL_GRAPHQL=off` turns it off). */
   internalGraphql: boolean;
-  /** Connections of the heavy lane, where expensive calls run (src/http/heavy.ts). */
+  /** Connections of the heavy lane, where expensive calls run (src/platform/heavy.ts). */
   heavyConnections: number;
   /** Expensive calls one credential, and one organization, may have in flight. */
   heavyPerCredential: number;

@@ -9,7 +9,7 @@ import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createRequestPool } from './db/request.ts';
 import { createApp } from './http/app.ts';
-import { ApiError, badRequest, envelope } from './http/errors.ts';
+import { ApiError, badRequest, envelope } from './platform/errors.ts';
 import { createInternalGraphql } from './graphql/internal.ts';
 import { RateLimiter, postgresWindowStore } from './http/rate-limit.ts';
 import { log } from './log.ts';
@@ -17,7 +17,7 @@ import { operations } from './registry/index.ts';
 import { describeSeed, seedIfEmpty } from './seed/demo.ts';
 import { startWorker } from './worker.ts';
 import { createTransports } from './delivery/index.ts';
-import { createHeavyLane } from './http/heavy.ts';
+import { createHeavyLane } from './platform/heavy.ts';
 
 export interface Running {
   server: Server;

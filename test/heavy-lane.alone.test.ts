@@ -7,7 +7,7 @@ import { startApp, type TestApp } from './helpers/app.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
 import { mcpRpc } from './helpers/mcp.ts';
 import type { Applied } from '../src/admin/fixture.ts';
-import { HEAVY_CHECKOUT_TIMEOUT_MS } from '../src/http/heavy.ts';
+import { HEAVY_CHECKOUT_TIMEOUT_MS } from '../src/platform/heavy.ts';
 import { createInternalGraphql, type InternalGraphql } from '../src/graphql/internal.ts';
 
 let app: TestApp;

@@ -12,7 +12,7 @@ import { adminApply } from '../src/admin/commands.ts';
 import { hashKey } from '../src/auth/keys.ts';
 import { REQUEST_STATEMENT_TIMEOUT_MS, type Tx } from '../src/db/request.ts';
 import { sql } from '../src/db/sql.ts';
-import { runIdempotent } from '../src/http/idempotency.ts';
+import { runIdempotent } from '../src/platform/idempotency.ts';
 
 const bin = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 

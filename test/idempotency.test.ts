@@ -8,7 +8,7 @@ import { probeIdempotentOperations } from './helpers/probes.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { updateUser } from '../src/admin/commands.ts';
 import { hashKey } from '../src/auth/keys.ts';
-import { runIdempotent } from '../src/http/idempotency.ts';
+import { runIdempotent } from '../src/platform/idempotency.ts';
 import { CommitOutcomeUnknown } from '../src/db/request.ts';
 import { sql } from '../src/db/sql.ts';
 

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { startApp, type TestApp } from './helpers/app.ts';
 import { contactsFixture } from './helpers/contacts.ts';
 import { createInternalGraphql, type InternalGraphql } from '../src/graphql/internal.ts';
-import { UNAUTHORIZED_MESSAGE } from '../src/http/errors.ts';
+import { UNAUTHORIZED_MESSAGE } from '../src/platform/errors.ts';
 import { operations } from '../src/registry/index.ts';
 import type { AnyOperation } from '../src/registry/operation.ts';
 import type { Applied } from '../src/admin/fixture.ts';

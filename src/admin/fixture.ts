@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type pg from 'pg';
 import { ALL_SCOPES, POWERS, type Power, type Scope } from '../auth/scopes.ts';
 import { generateKey, hashKey } from '../auth/keys.ts';
-import { toE164 } from '../contacts/phone.ts';
+import { toE164 } from '../platform/phone.ts';
 
 const ref = z.string().min(1).max(200);
 const refs = z.array(ref);
@@ -137,7 +137,7 @@ function validTimeZone(tz: string): boolean {
   }
 }
 
-/** E.164 form of a phone number (contacts/phone.ts), or a FixtureError naming where it came from. */
+/** E.164 form of a phone number (platform/phone.ts), or a FixtureError naming where it came from. */
 export function normalizePhone(raw: string, where: string): string {
   const e164 = toE164(raw);
   if (!e164) throw new FixtureError(`${where}: "${raw}" is not a valid phone number with country code`);

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';
-import { result, uuid } from '../contacts/schemas.ts';
+import { result, uuid } from '../platform/schemas.ts';
 import { AudiencePath, Cursor, MemberPage, PreviewBody, encodeCursor } from './schemas.ts';
 
 const Count = z.object({ audience_id: uuid, count: z.int() });

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';
-import { result } from '../contacts/schemas.ts';
+import { result } from '../platform/schemas.ts';
 import { Audience, AudienceName, AudiencePath, Channel, Definition, Description, Kind } from './schemas.ts';
 
 export const audiencesList = defineOperation({

@@ -4,7 +4,8 @@
 // decided by the database when the rules are evaluated (app_hidden.audience_filter), which
 // answers 400 naming the rule part to fix.
 import { z } from 'zod';
-import { ContactCard, uuid } from '../contacts/schemas.ts';
+import { ContactCard } from '../contacts/schemas.ts';
+import { timestamp, uuid } from '../platform/schemas.ts';
 import { STAGE_AUDIENCE_FIELD } from '../contacts/activity.ts';
 
 export const AudiencePath = z.object({ audienceId: uuid.describe('The audience\'s id') });
@@ -76,7 +77,6 @@ export const Description = z.string().max(2000);
 export const Kind = z.enum(['static', 'dynamic']);
 export const Channel = z.enum(['any', 'email', 'sms']);
 
-const timestamp = z.string().describe('ISO 8601 date-time');
 
 export const Audience = z.object({
   id: uuid,

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';
-import { ContactPath, Page, paging, result, uuid } from './schemas.ts';
+import { ContactPath } from './schemas.ts';
+import { Page, paging, result, uuid } from '../platform/schemas.ts';
 
 /** The audience rule field that tests a contact's stage (stage ids as values). */
 export const STAGE_AUDIENCE_FIELD = 'stage_id' as const;

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';
-import { ContactPath, jsonList, result, uuid } from './schemas.ts';
+import { ContactPath } from './schemas.ts';
+import { jsonList, result, uuid } from '../platform/schemas.ts';
 
 const timestamp = z.string().describe('ISO 8601 date-time');
 

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';
-import { ContactPath, Page, paging, result, uuid } from './schemas.ts';
+import { ContactPath } from './schemas.ts';
+import { Page, paging, result, uuid } from '../platform/schemas.ts';
 
 const Note = z.object({
   id: uuid,

@@ -4,11 +4,10 @@
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';
-import {
-  Contact, ContactForCaller, ContactName, ContactPath, CustomFieldValues, Email, Page, Phone, jsonList, paging, result, uuid,
-} from './schemas.ts';
-import { toE164 } from './phone.ts';
-import { keepingProtoKey } from '../http/input.ts';
+import { Contact, ContactForCaller, ContactName, ContactPath, CustomFieldValues } from './schemas.ts';
+import { Email, Page, Phone, jsonList, paging, result, uuid } from '../platform/schemas.ts';
+import { toE164 } from '../platform/phone.ts';
+import { keepingProtoKey } from '../platform/input.ts';
 
 const EventName = z.string().regex(/^[a-z][a-z0-9_]{0,99}$/, 'lowercase letters, digits and underscores')
   .describe('The kind of event, for example assessment_abandoned');

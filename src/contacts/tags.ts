@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';
-import { ContactPath, Tags, result } from './schemas.ts';
+import { ContactPath, Tags } from './schemas.ts';
+import { result } from '../platform/schemas.ts';
 
 const TagName = z.string().trim().min(1).max(120).describe('Tag name, at most 120 characters (case-insensitive)');
 

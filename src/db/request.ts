@@ -167,7 +167,7 @@ export function releaseClient(client: pg.PoolClient, destroy = false): void {
 
 /**
  * runStatement on a connection the caller checked out, for a call whose steps must share one
- * session (an idempotent call: src/http/idempotency.ts).
+ * session (an idempotent call: src/platform/idempotency.ts).
  */
 export async function statementOn(
   client: pg.ClientBase,

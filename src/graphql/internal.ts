@@ -17,13 +17,13 @@ import { bearerKey, hashKey } from '../auth/keys.ts';
 import type { Config } from '../config.ts';
 import { runStatement, type Claims, type Requirement } from '../db/request.ts';
 import { sql } from '../db/sql.ts';
-import { toApiError, unauthorized } from '../http/errors.ts';
+import { toApiError, unauthorized } from '../platform/errors.ts';
 import { log } from '../log.ts';
 import { EXPOSED } from './exposed.ts';
 import { exposurePlugin } from './exposure.ts';
 import { BoundedGroupingsPlugin, operationTooLarge } from './limits.ts';
 import { pgSettingsFor } from './pg-settings.ts';
-import type { HeavyLane } from '../http/heavy.ts';
+import type { HeavyLane } from '../platform/heavy.ts';
 
 export const INTERNAL_GRAPHQL_PATH = '/internal/graphql';
 
@@ -148,7 +148,7 @@ export async function createInternalGraphql(
     // The same authentication as REST, then the database's rule for GraphQL, in one round trip
     // before grafserv reads the body: failures are our 401 envelope (with WWW-Authenticate) or
     // 403 through the app's error handler.
-    // A query is an expensive call: admitted like one (src/http/heavy.ts) until its answer is sent.
+    // A query is an expensive call: admitted like one (src/platform/heavy.ts) until its answer is sent.
     router.all(INTERNAL_GRAPHQL_PATH, async (req, res, next) => {
       const key = bearerKey(req.get('authorization'));
       if (!key) throw unauthorized();

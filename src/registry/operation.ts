@@ -52,7 +52,7 @@ export interface Operation<
   idempotent: boolean;
   /**
    * Expensive: its cost grows with the organization's data (rules evaluated over every
-   * contact). Runs in the heavy lane (src/http/heavy.ts), with a cap on calls in flight.
+   * contact). Runs in the heavy lane (src/platform/heavy.ts), with a cap on calls in flight.
    */
   heavy?: boolean;
   successStatus?: number;

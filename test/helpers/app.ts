@@ -9,7 +9,7 @@ import { createRequestPool } from '../../src/db/request.ts';
 import { operations as liveOperations } from '../../src/registry/index.ts';
 import type { AnyOperation } from '../../src/registry/operation.ts';
 import { listen } from '../../src/server.ts';
-import { createHeavyLane, type HeavyLane } from '../../src/http/heavy.ts';
+import { createHeavyLane, type HeavyLane } from '../../src/platform/heavy.ts';
 import type { RateLimiter } from '../../src/http/rate-limit.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 

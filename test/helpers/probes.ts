@@ -2,7 +2,7 @@
 // combination of registry flags while the areas that will use them are not live yet.
 import { z } from 'zod';
 import { sql } from '../../src/db/sql.ts';
-import { notFound } from '../../src/http/errors.ts';
+import { notFound } from '../../src/platform/errors.ts';
 import { defineOperation } from '../../src/registry/operation.ts';
 import { meGet } from '../../src/me/operations.ts';
 
