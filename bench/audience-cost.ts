@@ -10,6 +10,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
+import { AREAS } from '../src/areas.ts';
 import { hashKey } from '../src/auth/keys.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { benchServer, databaseUrl, fmt, LINK_LOCATIONS, writeSection } from './lib.ts';
@@ -42,7 +43,7 @@ const org = await adminApply(pool, {
     { key: 'visits', label: 'Visits', type: 'number' },
     { key: 'notes', label: 'Notes', type: 'text' },
   ],
-});
+}, AREAS);
 await pool.query(`
   insert into app_public.contacts (organization_id, name, email, phone, field_values, total_calls, first_seen_at, last_seen_at)
   select $1::uuid, 'First' || (g.i % 100) || ' Last' || (g.i % 250), 'c' || g.i || '@example.com', '+1' || (2000000000 + g.i)::text,

@@ -17,6 +17,7 @@ import { hashKey } from '../src/auth/keys.ts';
 import { loginUrlFor } from '../src/db/connect.ts';
 import { encodeCursor } from '../src/audiences/schemas.ts';
 import { benchServer, closedLoop, databaseUrl, fmt, freshDatabase, LINK_LOCATIONS, startTarget, writeSection } from './lib.ts';
+import { AREAS } from '../src/areas.ts';
 
 const env = process.env;
 const CONTACTS = Number(env.BENCH_CONTACTS || 1_000_000);
@@ -90,9 +91,9 @@ async function load(): Promise<State> {
   const owner = await pool.connect();
   try {
     log('tenants');
-    const big = await adminApply(pool, bigFixture);
+    const big = await adminApply(pool, bigFixture, AREAS);
     const others: string[] = [];
-    for (let i = 0; i < OTHER_ORGS; i++) others.push((await adminApply(pool, otherFixture(i))).organization_id);
+    for (let i = 0; i < OTHER_ORGS; i++) others.push((await adminApply(pool, otherFixture(i), AREAS)).organization_id);
     // Secondary indexes are built once after the load, not row by row (same definitions).
     const { rows: indexes } = await owner.query<{ name: string; def: string }>(`
       select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as def from pg_index i

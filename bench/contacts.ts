@@ -24,6 +24,7 @@ import { loginUrlFor } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { prepareBaseline } from './baseline.ts';
 import { benchServer, closedLoop, cpuOf, databaseUrl, fmt, freshDatabase, LINK_LOCATIONS, percentile, postgresCpu, startTarget, writeSection } from './lib.ts';
+import { AREAS } from '../src/areas.ts';
 
 const env = process.env;
 const CONTACTS = Number(env.BENCH_CONTACTS || 1_000_000);
@@ -138,10 +139,10 @@ async function load(): Promise<State> {
   await owner.connect();
   try {
     log('tenants');
-    const big = await adminApply(new pg.Pool({ connectionString: ownerUrl, max: 1 }), bigFixture);
+    const big = await adminApply(new pg.Pool({ connectionString: ownerUrl, max: 1 }), bigFixture, AREAS);
     const pool = new pg.Pool({ connectionString: ownerUrl, max: 2 });
     const others: string[] = [];
-    for (let i = 0; i < OTHER_ORGS; i++) others.push((await adminApply(pool, otherFixture(i))).organization_id);
+    for (let i = 0; i < OTHER_ORGS; i++) others.push((await adminApply(pool, otherFixture(i), AREAS)).organization_id);
     await pool.end();
 
     // Secondary indexes are built once after the load, not row by row (same definitions).

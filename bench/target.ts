@@ -6,7 +6,10 @@ import express from 'express';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
-import { operations } from '../src/registry/index.ts';
+import { AREAS } from '../src/areas.ts';
+import { operationsOf } from '../src/registry/area.ts';
+
+const operations = operationsOf(AREAS);
 import { listen } from '../src/server.ts';
 import { createRequestPool } from '../src/db/request.ts';
 import { RateLimiter, postgresWindowStore } from '../src/http/rate-limit.ts';

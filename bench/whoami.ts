@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { adminApply } from '../src/admin/commands.ts';
 import { benchDatabase, cpuOf, fmt, load, startTarget, writeSection, type Load } from './lib.ts';
+import { AREAS } from '../src/areas.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 15);
 const CONNECTIONS = 32;
@@ -18,9 +19,9 @@ const fixture = (i: number) => ({
   locations: [{ ref: 'main', name: 'Main' }],
   api_keys: [{ ref: 'org', kind: 'organization', created_by_ref: 'owner' }],
 });
-let target = await adminApply(bench.owner, fixture(0));
+let target = await adminApply(bench.owner, fixture(0), AREAS);
 for (let i = 1; i < ORGS; i++) {
-  const applied = await adminApply(bench.owner, fixture(i));
+  const applied = await adminApply(bench.owner, fixture(i), AREAS);
   if (i === Math.floor(ORGS / 2)) target = applied;
 }
 await bench.owner.query('vacuum analyze');

@@ -7,10 +7,12 @@
 // purpose: cutting a send short leaves its outcome unknown, and the transports' own timeouts
 // already bound how long a delivery takes. A process killed outright leaves its jobs locked
 // until graphile-worker frees locks older than 4 hours; they run then.
-import { run, Logger, type Runner } from 'graphile-worker';
+import { run, Logger, type Runner, type TaskList } from 'graphile-worker';
 import pg from 'pg';
-import { crontab, createTaskList } from '../workers/index.ts';
+import { platformCrontab, platformTasks } from '../workers/index.ts';
+import { AREAS } from './areas.ts';
 import { loadConfig } from './config.ts';
+import { tasksOf, type TaskDeps } from './registry/area.ts';
 import { createTransports, type Transports } from './delivery/index.ts';
 import { log } from './log.ts';
 
@@ -25,9 +27,15 @@ export const workerLogger = new Logger((scope) => (level, message, meta) => {
 // batches within one tick, adding no latency.
 export const workerPreset = { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } };
 
+/** Every task: the platform's (workers/) and the areas'. */
+export const allTasks = (deps: TaskDeps): TaskList => ({ ...platformTasks(deps), ...tasksOf(AREAS, deps) });
+
+/** graphile-worker's crontab: the platform's lines, then the areas'. */
+export const crontab = [...platformCrontab, ...AREAS.flatMap((a) => a.crontab ?? [])].join('\n');
+
 /** Starts the workers; `transports` (from createTransports, which validates the settings) default to the environment's. */
 export async function startWorker(connectionString: string, transports: Transports = createTransports(loadConfig())): Promise<Runner> {
-  const taskList = createTaskList(transports);
+  const taskList = allTasks({ transports });
   // Our own pool, so that stop() resolves only once every worker connection is closed: the pool
   // graphile-worker makes is ended without waiting, and a connection still closing when the
   // embedded database stops would throw. Sized as graphile-worker's default (concurrency + room).

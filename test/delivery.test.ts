@@ -11,12 +11,13 @@ import { createTransports } from '../src/delivery/index.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
 import { jobsFor, messageRow, queueMessage, runJobs } from './helpers/messages.ts';
+import { AREAS } from '../src/areas.ts';
 
 let db: TestDatabase;
 let a: Applied;
 test.before(async () => {
   db = await createTestDatabase();
-  a = await adminApply(db.owner, acmeFixture('Delivery A'));
+  a = await adminApply(db.owner, acmeFixture('Delivery A'), AREAS);
 });
 test.after.always(async () => { await db?.drop(); });
 

@@ -11,11 +11,14 @@ import {
 } from 'postgraphile/graphql';
 import type { Applied } from '../src/admin/fixture.ts';
 import { ALL_SCOPES } from '../src/auth/scopes.ts';
-import { EXPOSED } from '../src/graphql/exposed.ts';
+import { exposureOf } from '../src/graphql/exposed.ts';
 import { createInternalGraphql, type InternalGraphql } from '../src/graphql/internal.ts';
 import { OPERATION_LIMITS } from '../src/graphql/limits.ts';
 import { startApp, type TestApp } from './helpers/app.ts';
 import { asKey, contactsFixture } from './helpers/contacts.ts';
+import { AREAS } from '../src/areas.ts';
+
+const EXPOSED = exposureOf(AREAS.flatMap((a) => (a.graphql ? [a.graphql.tables] : [])));
 
 const READ_SCOPES = ALL_SCOPES.filter((s) => s.endsWith(':read'));
 

@@ -13,7 +13,10 @@ import { startApp, type TestApp } from './helpers/app.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
 import { getIntrospectionQuery } from 'postgraphile/graphql';
 import { OPERATION_LIMITS } from '../src/graphql/limits.ts';
-import { EXPOSED } from '../src/graphql/exposed.ts';
+import { exposureOf } from '../src/graphql/exposed.ts';
+import { AREAS } from '../src/areas.ts';
+
+const EXPOSED = exposureOf(AREAS.flatMap((a) => (a.graphql ? [a.graphql.tables] : [])));
 
 let app: TestApp;
 let gql: InternalGraphql;

@@ -13,6 +13,7 @@ import { hashKey } from '../src/auth/keys.ts';
 import { REQUEST_STATEMENT_TIMEOUT_MS, type Tx } from '../src/db/request.ts';
 import { sql } from '../src/db/sql.ts';
 import { runIdempotent } from '../src/platform/idempotency.ts';
+import { AREAS } from '../src/areas.ts';
 
 const bin = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 
@@ -87,7 +88,7 @@ const notes = async (db: TestDatabase, body: string) =>
 test('a server killed mid-write leaves the key answering idempotency_outcome_unknown; a new key works', async (t) => {
   const db = await createTestDatabase();
   try {
-    const acme = await adminApply(db.owner, acmeFixture());
+    const acme = await adminApply(db.owner, acmeFixture(), AREAS);
     const ann = acme.ids.ann!;
     const note = { body: 'Written once', idempotency_key: 'k-crash' };
     const first = await serveProcess(db);

@@ -8,7 +8,10 @@ import { startApp, type TestApp } from './helpers/app.ts';
 import { contactsFixture } from './helpers/contacts.ts';
 import { createInternalGraphql, type InternalGraphql } from '../src/graphql/internal.ts';
 import { UNAUTHORIZED_MESSAGE } from '../src/platform/errors.ts';
-import { operations } from '../src/registry/index.ts';
+import { AREAS } from '../src/areas.ts';
+import { operationsOf } from '../src/registry/area.ts';
+
+const operations = operationsOf(AREAS);
 import type { AnyOperation } from '../src/registry/operation.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 

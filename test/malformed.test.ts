@@ -9,7 +9,10 @@ import { startApp, type TestApp } from './helpers/app.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
 import { prng } from './helpers/random.ts';
 import { mcpRpc } from './helpers/mcp.ts';
-import { operations } from '../src/registry/index.ts';
+import { AREAS } from '../src/areas.ts';
+import { operationsOf } from '../src/registry/area.ts';
+
+const operations = operationsOf(AREAS);
 import type { AnyOperation } from '../src/registry/operation.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 

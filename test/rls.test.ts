@@ -7,6 +7,7 @@ import { adminApply } from '../src/admin/commands.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
+import { AREAS } from '../src/areas.ts';
 
 let db: TestDatabase;
 let a: Applied;
@@ -14,8 +15,8 @@ let b: Applied;
 let tables: string[];
 test.before(async () => {
   db = await createTestDatabase();
-  a = await adminApply(db.owner, acmeFixture('RLS A'));
-  b = await adminApply(db.owner, acmeFixture('RLS B'));
+  a = await adminApply(db.owner, acmeFixture('RLS A'), AREAS);
+  b = await adminApply(db.owner, acmeFixture('RLS B'), AREAS);
   const { rows } = await db.owner.query(`select tablename from pg_tables where schemaname = 'app_public' order by 1`);
   tables = rows.map((r) => r.tablename);
 });

@@ -11,11 +11,12 @@ import { adminApply } from '../src/admin/commands.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import type { Transport } from '../src/delivery/index.ts';
 import { sinkTransport } from '../src/delivery/sink.ts';
-import { createTaskList, crontab } from '../workers/index.ts';
+import { allTasks, crontab } from '../src/worker.ts';
 import { svc } from './helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { acmeFixture } from './helpers/fixtures.ts';
 import { jobsFor, messageRow, queueMessage, recording, runJobs, sinkOnly } from './helpers/messages.ts';
+import { AREAS } from '../src/areas.ts';
 
 const bin = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 
@@ -24,8 +25,8 @@ let a: Applied;
 let b: Applied;
 test.before(async () => {
   db = await createTestDatabase();
-  a = await adminApply(db.owner, acmeFixture('Workers A'));
-  b = await adminApply(db.owner, acmeFixture('Workers B'));
+  a = await adminApply(db.owner, acmeFixture('Workers A'), AREAS);
+  b = await adminApply(db.owner, acmeFixture('Workers B'), AREAS);
 });
 test.after.always(async () => { await db?.drop(); });
 
@@ -99,7 +100,7 @@ test.serial('a failed delivery keeps its error, stays queued for the retry, and 
 test.serial('the hourly purge drops expired idempotency records and rate-limit windows only', async (t) => {
   const parsed = parseCrontab(crontab);
   t.deepEqual(parsed.map((item) => item.task), ['purge_expired_request_records', 'refresh_search_trigrams']);
-  t.true(parsed.every((item) => item.task in createTaskList(sinkOnly)), 'every cron item names a registered task');
+  t.true(parsed.every((item) => item.task in allTasks({ transports: sinkOnly })), 'every cron item names a registered task');
 
   await db.owner.query(`
     insert into app_private.idempotency_keys (credential_id, operation_id, key, organization_id, fingerprint, state, created_at)

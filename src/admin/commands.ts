@@ -3,6 +3,7 @@
 // next request of an already running server.
 import type pg from 'pg';
 import { POWERS } from '../auth/scopes.ts';
+import type { Area } from '../registry/area.ts';
 import { applyFixture, parseFixture, FixtureError, type Applied } from './fixture.ts';
 
 export class AdminError extends Error {}
@@ -34,9 +35,11 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => 
   }
 }
 
-export async function adminApply(pool: pg.Pool, json: unknown): Promise<Applied> {
-  const fixture = parseFixture(json);
-  return inTransaction(pool, (c) => applyFixture(c, fixture)).catch((e: unknown) => {
+/** `svc admin apply`: one tenant from a fixture, with the parts the areas add (their sections). */
+export async function adminApply(pool: pg.Pool, json: unknown, areas: readonly Area[]): Promise<Applied> {
+  const sections = areas.flatMap((a) => (a.fixture ? [a.fixture] : []));
+  const fixture = parseFixture(json, sections);
+  return inTransaction(pool, (c) => applyFixture(c, fixture, sections)).catch((e: unknown) => {
     // a value the schema accepted but PostgreSQL cannot store (a NUL byte, a date out of its
     // range): the fixture's fault, reported like the others, and nothing was applied
     const code = (e as { code?: unknown }).code;

@@ -18,9 +18,6 @@ export const audiencesList = defineOperation({
   scope: 'audiences:read',
   memberAccess: 'open',
   managerPower: null,
-  confirm: false,
-  changes: [],
-  idempotent: false,
   response: z.object({ items: z.array(Audience) }),
   run: {
     statement: () => sql`select app_public.audiences_list() as result`,
@@ -29,8 +26,6 @@ export const audiencesList = defineOperation({
 });
 
 const CreateBody = z.strictObject({
-  idempotency_key: z.string().min(1).max(255).optional()
-    .describe('Any unique string; a retry with the same key and body returns the first answer (24 h)'),
   name: AudienceName,
   description: Description.nullable().optional(),
   kind: Kind.optional().describe('Fixed once created. Default: dynamic when a definition is sent, else static'),
@@ -54,7 +49,6 @@ export const audiencesCreate = defineOperation({
   scope: 'audiences:write',
   memberAccess: 'deny',
   managerPower: null,
-  confirm: false,
   changes: ['audiences'],
   idempotent: true,
   successStatus: 201,
@@ -78,9 +72,6 @@ export const audiencesGet = defineOperation({
   scope: 'audiences:read',
   memberAccess: 'open',
   managerPower: null,
-  confirm: false,
-  changes: [],
-  idempotent: false,
   params: AudiencePath,
   response: Audience,
   run: {
@@ -114,9 +105,7 @@ export const audiencesUpdate = defineOperation({
   scope: 'audiences:write',
   memberAccess: 'deny',
   managerPower: null,
-  confirm: false,
   changes: ['audiences'],
-  idempotent: false,
   params: AudiencePath,
   body: UpdateBody,
   response: Audience,
@@ -139,9 +128,7 @@ export const audiencesArchive = defineOperation({
   scope: 'audiences:write',
   memberAccess: 'deny',
   managerPower: null,
-  confirm: false,
   changes: ['audiences'],
-  idempotent: false,
   params: AudiencePath,
   response: Audience,
   run: {

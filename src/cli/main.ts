@@ -7,7 +7,8 @@ import { loadConfig } from '../config.ts';
 import { openDatabase, type Database } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
 import { createTransports } from '../delivery/index.ts';
-import { operations } from '../registry/index.ts';
+import { AREAS } from '../areas.ts';
+import { operationsOf } from '../registry/area.ts';
 import { openApiDocument } from '../registry/openapi.ts';
 import { serve } from '../server.ts';
 import { startWorker } from '../worker.ts';
@@ -95,7 +96,7 @@ async function admin(argv: string[]): Promise<void> {
     case 'apply': {
       const { positionals } = args(argv.slice(1), {}, true);
       const json = await readJson(positionals[0]);
-      return withOwner(async (pool) => print(await adminApply(pool, json)));
+      return withOwner(async (pool) => print(await adminApply(pool, json, AREAS)));
     }
     case 'key revoke': {
       const { values } = args(rest, { id: { type: 'string' } });
@@ -174,7 +175,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'openapi': {
       args(rest);
-      print(openApiDocument(operations, loadConfig().baseUrl));
+      print(openApiDocument(operationsOf(AREAS), loadConfig().baseUrl));
       return;
     }
     case 'admin':

@@ -29,9 +29,6 @@ export const contactsListStages = defineOperation({
   scope: 'contacts:read',
   memberAccess: 'open',
   managerPower: null,
-  confirm: false,
-  changes: [],
-  idempotent: false,
   response: z.object({
     stages: z.array(Stage),
     audience_field: z.literal(STAGE_AUDIENCE_FIELD).nullable(),
@@ -73,9 +70,6 @@ export const contactsListInteractions = defineOperation({
   scope: 'contacts:read',
   memberAccess: 'scoped',
   managerPower: null,
-  confirm: false,
-  changes: [],
-  idempotent: false,
   params: ContactPath,
   query: z.object({
     ...paging,

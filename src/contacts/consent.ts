@@ -31,7 +31,6 @@ export const contactsSuppress = defineOperation({
   managerPower: 'contacts',
   confirm: true,
   changes: ['contacts', 'sequences'],
-  idempotent: false,
   params: ContactPath,
   body: SuppressBody,
   response: z.object({
@@ -59,9 +58,7 @@ export const contactsRecordSmsConsent = defineOperation({
   scope: 'contacts:write',
   memberAccess: 'deny',
   managerPower: 'contacts',
-  confirm: false,
   changes: ['contacts'],
-  idempotent: false,
   params: ContactPath,
   body: z.strictObject({
     source: z.string().trim().min(1).max(200).optional().describe('How consent was given, for example "web form" or "phone call"'),

@@ -29,15 +29,12 @@ export const contactsAddNote = defineOperation({
   scope: 'contacts:write',
   memberAccess: 'deny',
   managerPower: 'contacts',
-  confirm: false,
   changes: ['contacts'],
   idempotent: true,
   successStatus: 201,
   params: ContactPath,
   body: z.strictObject({
     body: z.string().min(1).max(20000).refine((s) => s.trim() !== '', 'the note is empty').describe('The note text'),
-    idempotency_key: z.string().min(1).max(255).optional()
-      .describe('Any unique string; a retry with the same key and body returns the first answer (24 h)'),
   }),
   response: Note,
   run: {
@@ -59,9 +56,6 @@ export const contactsListNotes = defineOperation({
   scope: 'contacts:read',
   memberAccess: 'deny',
   managerPower: 'contacts',
-  confirm: false,
-  changes: [],
-  idempotent: false,
   params: ContactPath,
   query: z.object(paging),
   response: Page(Note),

@@ -75,7 +75,6 @@ export const contactsUpsert = defineOperation({
   managerPower: null,
   confirm: true,
   changes: ['contacts', 'sequences'],
-  idempotent: false,
   body: UpsertBody,
   response: UpsertResponse,
   run: {
@@ -128,9 +127,6 @@ export const contactsSearch = defineOperation({
   scope: 'contacts:read',
   memberAccess: 'scoped',
   managerPower: null,
-  confirm: false,
-  changes: [],
-  idempotent: false,
   query: SearchQuery,
   response: Page(ContactForCaller),
   run: {
@@ -153,9 +149,6 @@ export const contactsGet = defineOperation({
   scope: 'contacts:read',
   memberAccess: 'scoped',
   managerPower: null,
-  confirm: false,
-  changes: [],
-  idempotent: false,
   params: ContactPath,
   response: ContactForCaller,
   run: {
@@ -188,9 +181,7 @@ export const contactsUpdate = defineOperation({
   scope: 'contacts:write',
   memberAccess: 'deny',
   managerPower: 'contacts',
-  confirm: false,
   changes: ['contacts'],
-  idempotent: false,
   params: ContactPath,
   body: UpdateBody,
   response: Contact,

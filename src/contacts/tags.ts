@@ -24,9 +24,7 @@ export const contactsAddTag = defineOperation({
   scope: 'contacts:write',
   memberAccess: 'deny',
   managerPower: 'contacts',
-  confirm: false,
   changes: ['contacts'],
-  idempotent: false,
   params: ContactPath,
   body: AddTagBody,
   response: Tags,
@@ -52,7 +50,6 @@ export const contactsRemoveTag = defineOperation({
   managerPower: 'contacts',
   confirm: true,
   changes: ['contacts'],
-  idempotent: false,
   params: ContactPath.extend({ tag: TagName }),
   response: Tags,
   run: {

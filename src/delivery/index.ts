@@ -1,35 +1,13 @@
 // Where an outgoing message goes: one transport per channel, chosen once from EMAIL_TRANSPORT
 // and SMS_TRANSPORT (README: Background work and delivery). An unsupported value fails when the
 // worker starts, not at the first send hours later.
-import type pg from 'pg';
 import type { Config } from '../config.ts';
+import type { Transport, Transports } from './transport.ts';
 import { sinkTransport } from './sink.ts';
 import { smtpTransport } from './smtp.ts';
 import { httpSmsTransport } from './sms_http.ts';
 
-/** A row of app_private.outgoing_messages, as the delivery task hands it over. */
-export interface OutgoingMessage {
-  organization_id: string;
-  id: string;
-  channel: 'email' | 'sms';
-  sender: string | null;
-  recipient: string;
-  subject: string | null;
-  body: string;
-  meta: Record<string, unknown>;
-}
-
-export interface Transport {
-  /** For logs: which kind of transport this is (never its URL, which may carry credentials). */
-  readonly name: string;
-  /**
-   * Hands one message over and resolves once it was accepted; throws otherwise. `tx` is the
-   * delivering transaction, which marks the message sent right after and commits.
-   */
-  send(message: OutgoingMessage, tx: pg.ClientBase): Promise<void>;
-}
-
-export type Transports = Record<OutgoingMessage['channel'], Transport>;
+export type { OutgoingMessage, Transport, Transports } from './transport.ts';
 
 export function createTransports(config: Pick<Config, 'emailTransport' | 'smsTransport'>): Transports {
   return { email: emailTransport(config.emailTransport), sms: smsTransport(config.smsTransport) };

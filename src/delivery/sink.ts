@@ -2,7 +2,7 @@
 // app_private.outbox, read with `svc admin outbox`, instead of leaving the machine. It writes in
 // the delivering transaction with the message id as the outbox id, so storing and marking sent
 // commit together and a retried delivery can never store a message twice.
-import type { Transport } from './index.ts';
+import type { Transport } from './transport.ts';
 
 export const sinkTransport: Transport = {
   name: 'sink',

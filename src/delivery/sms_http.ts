@@ -1,7 +1,7 @@
 // SMS through an HTTP provider (SMS_TRANSPORT=https://…). The spec leaves the provider open, so
 // this is the smallest contract a provider's API or a small adapter in front of it can meet:
 // POST JSON {from, to, body}; any 2xx means accepted, anything else is a failure to retry.
-import type { Transport } from './index.ts';
+import type { Transport } from './transport.ts';
 
 export function httpSmsTransport(setting: string): Transport {
   const url = new URL(setting);

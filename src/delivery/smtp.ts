@@ -1,6 +1,6 @@
 // Email over SMTP (EMAIL_TRANSPORT=smtp://user:pass@host:port or smtps://…), through nodemailer.
 import nodemailer from 'nodemailer';
-import type { Transport } from './index.ts';
+import type { Transport } from './transport.ts';
 
 export function smtpTransport(url: string): Transport {
   // One connection per message (no pool): nothing outlives a stopped worker. The timeouts bound

@@ -1,5 +1,5 @@
 // The internal GraphQL layer (ARCHITECTURE §2, §6): PostGraphile v5 built in-process from
-// the app_public tables and columns that exposed.ts lists, with @graphile/pg-aggregates. Every
+// the app_public tables and columns the areas expose (Area.graphql), with @graphile/pg-aggregates. Every
 // operation runs as svc_request under the credential's claims, so the same row-level security
 // decides what it sees as for REST. It is served at /internal/graphql for the organization's
 // own tools (same bearer keys, only those REST narrows nothing for) and can be called
@@ -19,11 +19,12 @@ import { runStatement, type Claims, type Requirement } from '../db/request.ts';
 import { sql } from '../db/sql.ts';
 import { toApiError, unauthorized } from '../platform/errors.ts';
 import { log } from '../log.ts';
-import { EXPOSED } from './exposed.ts';
+import { exposureOf } from './exposed.ts';
 import { exposurePlugin } from './exposure.ts';
-import { BoundedGroupingsPlugin, operationTooLarge } from './limits.ts';
+import { boundedGroupingsPlugin, operationTooLarge } from './limits.ts';
 import { pgSettingsFor } from './pg-settings.ts';
 import type { HeavyLane } from '../platform/heavy.ts';
+import type { Area } from '../registry/area.ts';
 
 export const INTERNAL_GRAPHQL_PATH = '/internal/graphql';
 
@@ -94,14 +95,18 @@ const QueriesOnlyPlugin: GraphileConfig.Plugin = {
 };
 
 export async function createInternalGraphql(
-  { pool, heavy, config }: { pool: pg.Pool; heavy: HeavyLane; config: Config },
+  { pool, heavy, config, areas }: { pool: pg.Pool; heavy: HeavyLane; config: Config; areas: readonly Area[] },
 ): Promise<InternalGraphql> {
   // Claims of HTTP requests, set by the authentication step in front of grafserv.
   const claimsOf = new WeakMap<Request, Claims>();
 
   const pgl = postgraphile({
     extends: [PostGraphileAmberPreset, PgAggregatesPreset],
-    plugins: [QueriesOnlyPlugin, BoundedGroupingsPlugin, exposurePlugin(EXPOSED)],
+    plugins: [
+      QueriesOnlyPlugin,
+      boundedGroupingsPlugin(areas.flatMap((a) => a.graphql?.groupBy ?? [])),
+      exposurePlugin(exposureOf(areas.flatMap((a) => (a.graphql ? [a.graphql.tables] : [])))),
+    ],
     pgServices: [makePgService({
       // The heavy lane's pool (svc_login connections; pgSettings' `role` makes each
       // transaction svc_request): a query may read whole tables, so it waits its turn there

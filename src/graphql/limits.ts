@@ -111,21 +111,23 @@ export function operationTooLarge(
 // contacts by their id, name, email or exact last-seen time answers a million groups, so those
 // groupings are left out of the schema; the organization, a location, a stage, a tag, an
 // audience, and timestamps truncated to the hour or the day stay (of the columns exposed.ts shows).
-const GROUPABLE = new Set(['ORGANIZATION_ID', 'LOCATION_ID', 'STAGE_ID', 'TAG_ID', 'AUDIENCE_ID']);
-const groupable = (name: string) => GROUPABLE.has(name) || /_TRUNCATED_TO_(HOUR|DAY)$/.test(name);
-
-export const BoundedGroupingsPlugin: GraphileConfig.Plugin = {
-  name: 'SvcBoundedGroupingsPlugin',
-  version: '1.0.0',
-  schema: {
-    hooks: {
-      GraphQLEnumType_values: {
-        after: ['aggregates'],
-        callback(values, _build, context) {
-          if (!context.scope.isPgAggregateGroupEnum) return values;
-          return Object.fromEntries(Object.entries(values).filter(([name]) => groupable(name)));
+// The areas name those columns (Area.graphql.groupBy); every table's organization_id is one.
+export function boundedGroupingsPlugin(columns: readonly string[]): GraphileConfig.Plugin {
+  const allowed = new Set(['ORGANIZATION_ID', ...columns.map((c) => c.toUpperCase())]);
+  const groupable = (name: string) => allowed.has(name) || /_TRUNCATED_TO_(HOUR|DAY)$/.test(name);
+  return {
+    name: 'SvcBoundedGroupingsPlugin',
+    version: '1.0.0',
+    schema: {
+      hooks: {
+        GraphQLEnumType_values: {
+          after: ['aggregates'],
+          callback(values, _build, context) {
+            if (!context.scope.isPgAggregateGroupEnum) return values;
+            return Object.fromEntries(Object.entries(values).filter(([name]) => groupable(name)));
+          },
         },
       },
     },
-  },
-};
+  };
+}

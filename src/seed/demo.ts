@@ -1,13 +1,27 @@
 // The demo organization: what `svc seed demo` creates and `npm start` seeds on an empty database.
+// The tenancy (organization, locations, people, keys) is demo.json; each area adds its part
+// (Area.fixture.demo), so the demo grows with the product.
 import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { adminApply } from '../admin/commands.ts';
 import type { Applied } from '../admin/fixture.ts';
+import { AREAS } from '../areas.ts';
 
-const demo: unknown = JSON.parse(readFileSync(new URL('./demo.json', import.meta.url), 'utf8'));
+const tenancy = JSON.parse(readFileSync(new URL('./demo.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+
+export function demoFixture(): Record<string, unknown> {
+  const demo = { ...tenancy };
+  for (const area of AREAS) {
+    for (const [key, value] of Object.entries(area.fixture?.demo ?? {})) {
+      if (key in demo) throw new Error(`demo: ${key} is given twice (area ${area.name})`);
+      demo[key] = value;
+    }
+  }
+  return demo;
+}
 
 export function seedDemo(pool: pg.Pool): Promise<Applied> {
-  return adminApply(pool, demo);
+  return adminApply(pool, demoFixture(), AREAS);
 }
 
 /** Seeds only when no organization exists yet; returns what it created, if anything. */

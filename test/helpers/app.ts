@@ -6,7 +6,8 @@ import { adminApply } from '../../src/admin/commands.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { createApp, type AppDeps } from '../../src/http/app.ts';
 import { createRequestPool } from '../../src/db/request.ts';
-import { operations as liveOperations } from '../../src/registry/index.ts';
+import { AREAS } from '../../src/areas.ts';
+import { operationsOf, type Area } from '../../src/registry/area.ts';
 import type { AnyOperation } from '../../src/registry/operation.ts';
 import { listen } from '../../src/server.ts';
 import { createHeavyLane, type HeavyLane } from '../../src/platform/heavy.ts';
@@ -28,7 +29,7 @@ export async function startApp(opts: {
   operations?: readonly AnyOperation[];
   env?: Record<string, string>;
   /** Further routes, as createApp takes them; given the app's pool and config. */
-  mount?: (deps: { pool: pg.Pool; heavy: HeavyLane; config: Config }) => Promise<AppDeps['mount']>;
+  mount?: (deps: { pool: pg.Pool; heavy: HeavyLane; config: Config; areas: readonly Area[] }) => Promise<AppDeps['mount']>;
   /** The clock idempotency records are dated by. */
   clock?: () => Date;
   /** How long a request's statement may run (the service's default otherwise). */
@@ -44,9 +45,9 @@ export async function startApp(opts: {
   const pool = createRequestPool(db.loginUrl, { max: 8, statementTimeoutMs: opts.statementTimeoutMs });
   pool.on('error', () => undefined); // an idle connection dropped with the database
   const heavy = createHeavyLane(db.loginUrl, config, { statementTimeoutMs: opts.statementTimeoutMs });
-  const mount = await opts.mount?.({ pool, heavy, config });
+  const mount = await opts.mount?.({ pool, heavy, config, areas: AREAS });
   const limiter = opts.limiter?.(pool, config);
-  const app = createApp({ pool, heavy, config, operations: opts.operations ?? liveOperations, mount, clock: opts.clock, limiter });
+  const app = createApp({ pool, heavy, config, operations: opts.operations ?? operationsOf(AREAS), mount, clock: opts.clock, limiter });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -56,7 +57,7 @@ export async function startApp(opts: {
     pool,
     heavy,
     config,
-    apply: (fixture) => adminApply(db.owner, fixture),
+    apply: (fixture) => adminApply(db.owner, fixture, AREAS),
     async request(method, path, { key, headers = {}, body, rawBody } = {}) {
       const res = await fetch(url + path, {
         method,

@@ -5,8 +5,8 @@ import pg from 'pg';
 import { hashKey } from '../../src/auth/keys.ts';
 import type { OutgoingMessage, Transport, Transports } from '../../src/delivery/index.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
-import { workerLogger, workerPreset } from '../../src/worker.ts';
-import { createTaskList } from '../../workers/index.ts';
+import { allTasks, workerLogger, workerPreset } from '../../src/worker.ts';
+
 import type { TestDatabase } from './db.ts';
 
 export interface MessageInput {
@@ -44,7 +44,7 @@ export async function runJobs(db: TestDatabase, transports: Transports, concurre
   pgPool.on('error', () => undefined); // an idle connection dropped with the database
   pgPool.on('connect', (client) => client.on('error', () => undefined));
   try {
-    await runOnce({ pgPool, taskList: createTaskList(transports), concurrency, logger: workerLogger, preset: workerPreset });
+    await runOnce({ pgPool, taskList: allTasks({ transports }), concurrency, logger: workerLogger, preset: workerPreset });
   } finally {
     await pgPool.end();
   }

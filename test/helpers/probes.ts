@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { sql } from '../../src/db/sql.ts';
 import { notFound } from '../../src/platform/errors.ts';
 import { defineOperation } from '../../src/registry/operation.ts';
-import { meGet } from '../../src/me/operations.ts';
+import { meGet } from '../../src/me/me_get.ts';
 
 const base = { tag: 'Probe', summary: 'probe', description: 'test-only', confirm: false, changes: [], idempotent: false } as const;
 const ok = { statement: () => sql`select 1 as ok`, shape: () => ({ ok: true }) };
@@ -78,7 +78,7 @@ export const probeOperations = [meGet, probeContactGet, probeLocationGet, probeW
 export const probeQueue = defineOperation({
   ...base, operationId: 'probe_queue', method: 'POST', path: '/api/v1/probe/queue', successStatus: 201,
   scope: 'contacts:write', memberAccess: 'deny', managerPower: 'contacts', idempotent: true,
-  body: z.strictObject({ to: z.string().min(1), idempotency_key: z.string().min(1).max(255).optional() }),
+  body: z.strictObject({ to: z.string().min(1) }),
   response: z.any(),
   run: {
     statement: ({ to }) => sql`select app_hidden.queue_message('sms', ${to}::text, null, 'hello') as message_id`,

@@ -1,4 +1,4 @@
-// Whoami: what the calling credential is and may do.
+// me_get: what the calling credential is and may do.
 import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.ts';
 import { sql } from '../db/sql.ts';
@@ -41,9 +41,6 @@ export const meGet = defineOperation({
   scope: null,
   memberAccess: 'open',
   managerPower: null,
-  confirm: false,
-  changes: [],
-  idempotent: false,
   response: MeResponse,
   run: {
     statement: () => sql`select o.id, o.name from app_public.organizations o

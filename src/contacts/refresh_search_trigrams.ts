@@ -1,6 +1,6 @@
-// Hourly (crontab in workers/index.ts): recounts how common each three-character piece of the
-// contacts' names, emails and phones is, from a sample of contacts. contacts_search looks up
-// the rarest pieces of a q in the trigram index; stale counts make a search slower, never
+// Hourly (the contacts area's crontab, index.ts): recounts how common each three-character
+// piece of the contacts' names, emails and phones is, from a sample of contacts. contacts_search
+// looks up the rarest pieces of a q in the trigram index; stale counts make a search slower, never
 // different, and with none counted yet it looks up the whole q.
 import type { Task } from 'graphile-worker';
 

@@ -1,0 +1,9 @@
+// The areas of the product, in the order their operations are routed and their fixture parts
+// are applied (an area after those it builds on). Adding an area is one line here: see the
+// README's "Adding an area".
+import type { Area } from './registry/area.ts';
+import { audiences } from './audiences/index.ts';
+import { contacts } from './contacts/index.ts';
+import { me } from './me/index.ts';
+
+export const AREAS: readonly Area[] = [me, contacts, audiences];

@@ -1,0 +1,26 @@
+// What a transport is: where delivery hands one outgoing message over.
+import type pg from 'pg';
+
+/** A row of app_private.outgoing_messages, as the delivery task hands it over. */
+export interface OutgoingMessage {
+  organization_id: string;
+  id: string;
+  channel: 'email' | 'sms';
+  sender: string | null;
+  recipient: string;
+  subject: string | null;
+  body: string;
+  meta: Record<string, unknown>;
+}
+
+export interface Transport {
+  /** For logs: which kind of transport this is (never its URL, which may carry credentials). */
+  readonly name: string;
+  /**
+   * Hands one message over and resolves once it was accepted; throws otherwise. `tx` is the
+   * delivering transaction, which marks the message sent right after and commits.
+   */
+  send(message: OutgoingMessage, tx: pg.ClientBase): Promise<void>;
+}
+
+export type Transports = Record<OutgoingMessage['channel'], Transport>;

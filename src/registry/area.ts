@@ -1,0 +1,49 @@
+// An area of the product (contacts, audiences, and later sequences, appointments, …) declares
+// everything it adds to the service in one object, exported by src/<area>/index.ts. src/areas.ts
+// lists the areas; the shared machinery (registry, HTTP and MCP faces, GraphQL, workers, the
+// operator's fixtures) reads Areas and names none. An area brings its SQL in its own migration
+// files (db/README.md) and its tests in test/<area>/.
+import type { TaskList } from 'graphile-worker';
+import type { FixtureSection } from '../admin/fixture.ts';
+import type { Transports } from '../delivery/index.ts';
+import type { GraphqlExposure } from '../graphql/exposed.ts';
+import type { AnyOperation } from './operation.ts';
+
+/** What background tasks get from the process that runs them. */
+export interface TaskDeps {
+  transports: Transports;
+}
+
+export interface Area {
+  /** The folder names: src/<name>/ and test/<name>/. */
+  name: string;
+  /** Its operations, in routing order (a fixed path before a parameterized one it would match). */
+  operations: readonly AnyOperation[];
+  /** Its graphile-worker tasks, by task identifier (each a file of the area, named after what it does). */
+  tasks?: (deps: TaskDeps) => TaskList;
+  /** Cron lines for its tasks, in graphile-worker's crontab syntax. */
+  crontab?: readonly string[];
+  /** Its part of the tenant fixture of `svc admin apply`, and of the demo organization. */
+  fixture?: FixtureSection;
+  graphql?: {
+    /** The tables internal GraphQL shows of the area, each with its shown columns (graphql/exposed.ts). */
+    tables: GraphqlExposure;
+    /** Columns many rows share, which groupedAggregates may group by (never ids, names or exact times). */
+    groupBy?: readonly string[];
+  };
+}
+
+/** Every operation of the areas, in the areas' order. */
+export const operationsOf = (areas: readonly Area[]): AnyOperation[] => areas.flatMap((a) => a.operations);
+
+/** The areas' task lists merged; a task identifier declared twice is a mistake caught at start. */
+export function tasksOf(areas: readonly Area[], deps: TaskDeps): TaskList {
+  const tasks: TaskList = {};
+  for (const area of areas) {
+    for (const [name, task] of Object.entries(area.tasks?.(deps) ?? {})) {
+      if (name in tasks) throw new Error(`task ${name} is declared twice (area ${area.name})`);
+      tasks[name] = task;
+    }
+  }
+  return tasks;
+}
