@@ -231,27 +231,42 @@ test('execute runs in-process under the given claims, which the policies follow'
   t.deepEqual(other, { data: { allContacts: { totalCount: 3, nodes: [{ rowId: first }] } } });
 });
 
-test('pgSettings carry exactly the claims authenticate sets, for every kind of key', async (t) => {
+test('pgSettings are a copy of the settings authenticate set, for every kind of key', async (t) => {
   const client = new pg.Client(app.db.ownerUrl);
   await client.connect();
   try {
-    // every claim authenticate sets, read from its definition, so that a new one fails here
+    // every svc.* setting a function of ours reads, so that a claim left out of the copy fails here
     const { rows: [{ names }] } = await client.query(String.raw`
-      select array(select distinct m[1] from regexp_matches(
-        pg_get_functiondef('app_hidden.authenticate(bytea, text, text, text)'::regprocedure),
-        'set_config\(''(svc\.\w+)''', 'g') m order by 1) as names`);
+      select array(select distinct m[1] from pg_proc p, regexp_matches(p.prosrc, 'current_setting\(''(svc\.\w+)''', 'g') m
+        where p.pronamespace in ('app_public'::regnamespace, 'app_hidden'::regnamespace, 'app_private'::regnamespace)
+        order by 1) as names`);
     t.true(names.length >= 9);
+    const settingsNow = async () => Object.fromEntries((await client.query(
+      `select name, current_setting(name, true) as setting from unnest($1::text[]) name`, [names])).rows
+      .map((r) => [r.name, r.setting ?? '']));
     for (const [ref, key] of Object.entries(a.keys)) {
       await client.query('begin');
       await client.query('set local role svc_request');
       const { rows: [{ claims }] } = await client.query(
         `select app_hidden.authenticate($1, null, 'open', null) as claims`, [hashKey(key)]);
-      const { rows } = await client.query(
-        `select name, current_setting(name) as setting from unnest($1::text[]) name`, [names]);
+      const set = await settingsNow();
       await client.query('rollback');
+      // what authenticate answers is what it set, and it sets every setting the database reads
+      t.deepEqual(Object.keys(claims.settings).sort(), names, ref);
+      t.deepEqual(claims.settings, set, ref);
+
+      // PostGraphile applies pgSettings as the role and a set_config(…, true) per setting
       const { role, ...settings } = pgSettingsFor(claims as Claims);
       t.is(role, 'svc_request');
-      t.deepEqual(settings, Object.fromEntries(rows.map((r) => [r.name, r.setting])), ref);
+      t.deepEqual(settings, claims.settings, ref);
+      await client.query('begin');
+      await client.query(`select set_config('role', $1, true)`, [role]);
+      await client.query(`select set_config(key, value, true) from json_each_text($1)`, [JSON.stringify(settings)]);
+      const { rows: [{ current }] } = await client.query('select current_user as current');
+      const copied = await settingsNow();
+      await client.query('rollback');
+      t.is(current, 'svc_request');
+      t.deepEqual(copied, set, ref);
     }
   } finally {
     await client.end();

@@ -181,3 +181,41 @@ test('the stored answer is kept only in the private schema', async (t) => {
     where table_schema = 'app_private' and table_name = 'idempotency_keys' and grantee like 'svc\\_%' and grantee <> 'svc_owner'`);
   t.deepEqual(rows, []);
 });
+
+test('an idempotent call resolves its key once: the write re-applies the claim\'s settings', async (t) => {
+  // A pool that counts the messages that authenticate a key.
+  const pool = new pg.Pool({ connectionString: app.db.loginUrl, max: 1 });
+  let authentications = 0;
+  const counted = new WeakSet<pg.PoolClient>();
+  const counting = Object.create(pool) as pg.Pool;
+  counting.connect = (async () => {
+    const client = await pool.connect();
+    if (counted.has(client)) return client;
+    counted.add(client);
+    const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: unknown }).query = async (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && /execute svc_auth\(/.test(args[0])) authentications++;
+      return query(...args);
+    };
+    return client;
+  }) as typeof pool.connect;
+  try {
+    const req = { scope: 'contacts:write', memberAccess: 'deny', managerPower: 'contacts' };
+    const input = { to: '+15550001014', idempotency_key: 'k-once' };
+    const write = async (tx: import('../src/db/request.ts').Tx) => {
+      const [row] = await tx.query<{ role: string; org: string; credential: string }>(sql`select current_user as role,
+        app_hidden.current_org_id() as org, app_hidden.current_credential_id() as credential,
+        app_hidden.queue_message('sms', '+15550001014', null, 'x') as message_id`);
+      return row;
+    };
+    const answer = await runIdempotent(counting, hashKey(acme.keys.org!), req, 'probe_queue', input, 'k-once', now, 201, write);
+    t.is(authentications, 1);
+    t.like(answer.body, { role: 'svc_request', org: acme.organization_id, credential: acme.key_ids.org });
+    t.is(await messages('+15550001014'), 1);
+    const replay = await runIdempotent(counting, hashKey(acme.keys.org!), req, 'probe_queue', input, 'k-once', now, 201, write);
+    t.deepEqual(replay, answer);
+    t.is(authentications, 2, 'a replay is one round trip');
+  } finally {
+    await pool.end();
+  }
+});

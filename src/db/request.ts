@@ -70,6 +70,9 @@ export interface Requirement {
   managerPower: string | null;
 }
 
+/** svc.* settings by name, with the text app_hidden.authenticate set them to. */
+export type ClaimSettings = Record<`svc.${string}`, string>;
+
 /** The claims app_hidden.authenticate set for the transaction, as it returns them. */
 export interface Claims {
   organization_id: string;
@@ -83,6 +86,11 @@ export interface Claims {
   scopes: string[];
   records_level: 'all' | 'own';
   sms_enabled: boolean;
+  /**
+   * Exactly what authenticate set, setting by setting: what another transaction re-applies to
+   * act under these claims (transactionUnder, internal GraphQL) without encoding them itself.
+   */
+  settings: ClaimSettings;
 }
 
 export interface Tx {
@@ -228,10 +236,37 @@ export async function transactionOn<T>(
   req: Requirement,
   body: (tx: Tx, claims: Claims) => Promise<T>,
 ): Promise<T> {
-  try {
+  return inTransaction(client, async () => {
     await ensurePrepared(client, AUTH.name, AUTH.text);
     const results = (await client.query(`begin; set local role svc_request; ${authCall(keyHash, req)}`)) as unknown as Results;
-    const claims = results[2]!.rows[0]!.claims as Claims;
+    return results[2]!.rows[0]!.claims as Claims;
+  }, body);
+}
+
+/**
+ * A transaction under claims that statementOn resolved earlier in the same call: the request
+ * role and authenticate's own settings, re-applied as they are, in the message that opens it.
+ * The key is not resolved again.
+ */
+export async function transactionUnder<T>(
+  client: pg.ClientBase,
+  claims: Claims,
+  body: (tx: Tx, claims: Claims) => Promise<T>,
+): Promise<T> {
+  return inTransaction(client, async () => {
+    await client.query(`begin; set local role svc_request; select count(set_config(s.key, s.value, true)) from jsonb_each_text(${
+      literal(JSON.stringify(claims.settings))}::jsonb) s`);
+    return claims;
+  }, body);
+}
+
+async function inTransaction<T>(
+  client: pg.ClientBase,
+  open: () => Promise<Claims>,
+  body: (tx: Tx, claims: Claims) => Promise<T>,
+): Promise<T> {
+  try {
+    const claims = await open();
     const tx: Tx = {
       async query<R>(q: Sql) {
         const { text, values } = toQuery(q);

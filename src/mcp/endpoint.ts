@@ -1,6 +1,8 @@
 // The MCP entry point, POST /api/v1/mcp: stateless Streamable HTTP, a fresh server and
 // transport per request (a stateless transport must never serve two requests). The key is
-// checked first: 401 without a valid one, 404 when the organization has MCP turned off.
+// checked first: 401 without a valid one, then, in the same round trip, the database's rule
+// (app_hidden.authorize_mcp): 404 when the organization has MCP turned off, else the tools the
+// credential may call.
 import type { Request, Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -8,14 +10,14 @@ import { z } from 'zod';
 import { ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
 import { bearerKey, hashKey } from '../auth/keys.ts';
-import { runStatement, type Claims } from '../db/request.ts';
+import { runStatement } from '../db/request.ts';
 import { sql } from '../db/sql.ts';
 import { ApiError, envelope, notFound, toApiError, unauthorized } from '../platform/errors.ts';
-import { execute, type ExecuteDeps } from '../platform/execute.ts';
+import { execute, requirementOf, type ExecuteDeps } from '../platform/execute.ts';
 import { parseJsonBody, splitArguments, validateInput } from '../platform/input.ts';
 import { log } from '../log.ts';
 import type { AnyOperation } from '../registry/operation.ts';
-import { toolOf, visibleTo } from './tools.ts';
+import { toolOf } from './tools.ts';
 
 export const MCP_PATH = '/api/v1/mcp';
 
@@ -45,12 +47,12 @@ function okResult(body: unknown): CallToolResult {
 const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
 
-function buildServer(deps: ExecuteDeps, operations: readonly AnyOperation[], key: string, claims: Claims): Server {
+function buildServer(deps: ExecuteDeps, operations: readonly AnyOperation[], key: string, callable: ReadonlySet<string>): Server {
   const byName = new Map(operations.map((op) => [op.operationId, op]));
   const server = new Server({ name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: operations.filter((op) => visibleTo(op, claims)).map(toolOf),
+    tools: operations.filter((op) => callable.has(op.operationId)).map(toolOf),
   }));
   server.setRequestHandler(ToolCall, async (request) => {
     const params = request.params as ToolCallParams;
@@ -142,12 +144,17 @@ function jsonRpcError(res: Response, code: number, message: string): void {
 }
 
 export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[]) {
+  // Every operation's requirements, as app_hidden.authorize_mcp reads them; fixed with the registry.
+  const requirements = JSON.stringify(operations.map((op) => {
+    const { scope, memberAccess, managerPower } = requirementOf(op);
+    return { operation_id: op.operationId, scope, member_access: memberAccess, manager_power: managerPower };
+  }));
   return async (req: Request, res: Response): Promise<void> => {
     const key = bearerKey(req.get('authorization'));
     if (!key) throw unauthorized();
-    const { claims, rows } = await runStatement(deps.pool, hashKey(key), { scope: null, memberAccess: 'open', managerPower: null },
-      sql`select mcp_enabled from app_public.organizations where id = app_hidden.current_org_id()`);
-    if (!rows[0]?.mcp_enabled) throw notFound('MCP endpoint');
+    const { rows } = await runStatement(deps.pool, hashKey(key), { scope: null, memberAccess: 'open', managerPower: null },
+      sql`select app_hidden.authorize_mcp(${requirements}::jsonb) as tools`);
+    const callable = new Set(rows[0]!.tools as string[]);
 
     const body = parsedBody(req);
     if (!body) return jsonRpcError(res, -32700, 'Parse error: the body is not JSON');
@@ -156,7 +163,7 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     }
 
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
-    const server = buildServer(deps, operations, key, claims);
+    const server = buildServer(deps, operations, key, callable);
     res.on('close', () => {
       void transport.close();
       void server.close();

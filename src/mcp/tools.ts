@@ -1,10 +1,9 @@
 // Every live operation as an MCP tool: same name, same input schema (path, query and body
-// fields merged), same handler. Which tools a credential sees follows its scopes, role and
-// powers; that is a courtesy to the agent only — a call is authorized by the database like
-// any REST request.
+// fields merged), same handler. Which tools a credential sees the database decides, with the
+// check that authorizes each call (app_hidden.authorize_mcp, src/mcp/endpoint.ts); the list is a
+// courtesy to the agent only — a call is authorized by the database like any REST request.
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Claims } from '../db/request.ts';
 import type { AnyOperation } from '../registry/operation.ts';
 
 const CONFIRM_NOTE =
@@ -41,17 +40,4 @@ export function toolOf(op: AnyOperation): Tool {
     },
     _meta: { 'svc/confirm': op.confirm, 'svc/changes': [...op.changes] },
   };
-}
-
-/** Mirrors app_hidden.authenticate's checks, for listing only. */
-export function visibleTo(op: AnyOperation, claims: Claims): boolean {
-  if (op.scope && !claims.scopes.includes(op.scope)) return false;
-  if (claims.role === 'member') {
-    return op.memberAccess !== 'deny' && (op.memberAccess !== 'sms_setting' || claims.sms_enabled);
-  }
-  if (claims.role === 'manager') {
-    if (op.managerPower) return (claims.powers ?? []).includes(op.managerPower);
-    return op.memberAccess !== 'deny';
-  }
-  return true;
 }

@@ -42,15 +42,56 @@ export function fromZod(err: ZodError, where: string): ApiError {
 
 interface PgError { code?: string; message?: string; detail?: string; hint?: string; constraint?: string }
 
+const retryable = (status: number, code: string, message: string) => () =>
+  new ApiError(status, code, message, { retry_after: 1 });
+
+/**
+ * What the database's standard refusals mean for the caller, by SQLSTATE, then by class (its
+ * first two characters). Statuses are PostgREST's (Error.hs, pgErrorStatus) unless noted; the
+ * database's own message never reaches the caller, since it names tables, constraints and the
+ * values of other rows. Whatever is not here is a fault of ours (a bug: 42703, P0001, XX000;
+ * the service's own login or role refused: 28, 0L, 0P) and answers 500.
+ */
+const BY_CODE: Record<string, () => ApiError> = {
+  // a policy's WITH CHECK, or a missing grant, refused the request role. authenticate checked
+  // the scope before anything ran, so what is left is the credential's role, locations or
+  // powers: insufficient_role, the spec's 403 for those (insufficient_scope needs `required`)
+  '42501': () => new ApiError(403, 'insufficient_role', 'This credential may not make this change'),
+  '23503': () => new ApiError(409, 'conflict',
+    'A record this change refers to does not exist, or another record still refers to this one'),
+  '23505': () => new ApiError(409, 'conflict', 'Another record already uses this value'),
+  // statement_timeout (createRequestPool) or an operator's cancel
+  '57014': () => new ApiError(503, 'timeout', 'The request took longer than the server allows; narrow it and try again'),
+  // a lock not granted in time (PostgREST: 500): the same as losing a deadlock
+  '55P03': retryable(503, 'contention', 'The request collided with concurrent work and was undone; retry it'),
+  // writes reaching a standby during a failover (PostgREST: 405, for its read-only GETs)
+  '25006': retryable(503, 'unavailable', 'The database cannot take writes at the moment; retry shortly'),
+};
+const BY_CLASS: Record<string, () => ApiError> = {
+  '22': () => badRequest('A value is out of range or malformed'),
+  // not null, check, exclusion, restrict (23503 and 23505 above)
+  '23': () => badRequest('A value breaks a rule of the record'),
+  // serialization failure, deadlock (PostgREST: 500): nothing was written, a retry may succeed
+  '40': retryable(503, 'contention', 'The request collided with concurrent work and was undone; retry it'),
+  '08': retryable(503, 'unavailable', 'The database cannot be reached at the moment; retry shortly'),
+  // disk full, out of memory, too many connections, a configured limit (53400; PostgREST: 500)
+  '53': () => busy(),
+  // statement too complex, too many columns or arguments (PostgREST: 500): the input made it so
+  '54': () => badRequest('The request is too large or too complex to process'),
+  // shutdown, crash, start-up, database dropped, session timeout (PostgREST: 503 for 57P01 only)
+  '57': retryable(503, 'unavailable', 'The database is restarting or unavailable; retry shortly'),
+};
+
 /**
  * SQL functions raise SQLSTATE 'SV' + status with the error code as message, the human
  * sentence as detail and extra envelope fields as JSON in the hint (app_hidden.raise_error).
- * A few standard classes are the caller's fault too; anything else is ours (500).
+ * The standard refusals of the database answer as BY_CODE and BY_CLASS say; anything else is
+ * ours (500).
  */
 export function fromDatabase(e: unknown): ApiError | undefined {
   const err = e as PgError;
   const code = err?.code;
-  if (typeof code !== 'string') return undefined;
+  if (typeof code !== 'string' || code.length !== 5) return undefined;
   const m = /^SV(\d{3})$/.exec(code);
   if (m) {
     const status = Number(m[1]);
@@ -61,16 +102,11 @@ export function fromDatabase(e: unknown): ApiError | undefined {
     }
     return new ApiError(status, err.message || 'error', err.detail || err.message || 'error', extra);
   }
-  if (code === '23505') return new ApiError(409, 'conflict', 'Another record already uses this value');
-  // statement_timeout (createRequestPool) or an operator's cancel
-  if (code === '57014') return new ApiError(503, 'timeout', 'The request took longer than the server allows; narrow it and try again');
-  if (code.startsWith('22')) return badRequest('A value is out of range or malformed');
-  return undefined;
+  return (BY_CODE[code] ?? BY_CLASS[code.slice(0, 2)])?.();
 }
 
 /** Answers that tell the caller to come back: 503 `busy` and 429 concurrency refusals. */
-export const busy = () => new ApiError(503, 'busy',
-  'The service is at capacity; retry after the number of seconds in retry_after', { retry_after: 1 });
+export const busy = retryable(503, 'busy', 'The service is at capacity; retry after the number of seconds in retry_after');
 
 
 export function envelope(err: ApiError, path: string): Envelope {

@@ -6,8 +6,9 @@
 //      that applies;
 //   2. the write and its stored answer commit together (app_hidden.idempotency_finish); a
 //      write that fails is undone to a savepoint and frees the key in the same transaction,
-//      under the same claims. So a call authenticates twice (claim, write): once would mean
-//      re-applying the claim's settings here, whose list app_hidden.authenticate owns;
+//      under the same claims. The key is resolved once, by the claim: the write's transaction
+//      re-applies the settings app_hidden.authenticate set for it, exactly as it answered them
+//      (transactionUnder);
 //   3. after the commit, the lock is released.
 // The lock is how other backends tell that the first call is alive (the API roles cannot read
 // pg_stat_activity): a retry that finds the claim running but the lock free, or the claim
@@ -20,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import {
-  checkout, CommitOutcomeUnknown, PoolBusy, releaseClient, runStatement, statementOn, transactionOn,
+  checkout, CommitOutcomeUnknown, PoolBusy, releaseClient, runStatement, statementOn, transactionUnder,
   type Claims, type Requirement, type Tx,
 } from '../db/request.ts';
 import { sql, type Sql } from '../db/sql.ts';
@@ -71,16 +72,19 @@ export async function runIdempotent(
   // at all is the store being down
   const client = await checkout(pool).catch((e: unknown) => { throw e instanceof PoolBusy ? e : unavailable(); });
   let lockKey: string;
+  let claims: Claims;
   try {
-    const ask = async () => (await statementOn(client, keyHash, requirement, begin)).rows[0]!;
-    let claim = await ask();
+    const ask = () => statementOn(client, keyHash, requirement, begin);
+    let asked = await ask();
     // A first call found gone was just recorded as unknown and committed; asking again raises its 409.
-    while (claim.settled) claim = await ask();
+    while (asked.rows[0]!.settled) asked = await ask();
+    const claim = asked.rows[0]!;
     if (claim.lock_key == null) {
       releaseClient(client);
       return { status: Number(claim.response_status), body: claim.response_body };
     }
     lockKey = String(claim.lock_key);
+    claims = asked.claims;
   } catch (e) {
     // idempotency_begin raises only before it locks; after anything else the lock is in doubt.
     const raised = e instanceof ApiError || /^SV/.test((e as { code?: string })?.code ?? '');
@@ -90,7 +94,7 @@ export async function runIdempotent(
 
   let outcome: { body: unknown } | { refused: unknown };
   try {
-    outcome = await transactionOn(client, keyHash, requirement, async (tx, claims) => {
+    outcome = await transactionUnder(client, claims, async (tx) => {
       await tx.query(sql`savepoint idempotent_write`);
       try {
         const body = await write(tx, claims);
