@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
+import { AREAS } from '../src/areas.ts';
 import { hashKey } from '../src/auth/keys.ts';
 import { migrate } from '../src/db/migrate.ts';
 import os from 'node:os';
@@ -36,7 +37,7 @@ const org = await adminApply(pool, {
   users: [{ ref: 'owner', name: 'Owner', email: 'owner@renderer.bench', role: 'owner' }],
   api_keys: [{ ref: 'org', kind: 'organization', created_by_ref: 'owner' }],
   stages: [{ ref: 'lead', name: 'Lead' }, { ref: 'won', name: 'Won' }],
-});
+}, AREAS);
 const o = org.organization_id;
 await pool.query(`
   insert into app_public.contacts (organization_id, name, email, phone, stage_id, field_values, total_calls)

@@ -37,10 +37,19 @@ const probeRaise = defineOperation({
   run: { statement: ({ code }) => sql`select app_hidden.probe_raise(${code}::text) as raised`, shape: () => ({}) },
 });
 
+// Writes a row, then meets a deadlock on its first two tries (a sequence counts the tries, as
+// a sequence is not undone with the transaction).
+const probeFlaky = defineOperation({
+  ...base, operationId: 'probe_flaky', method: 'POST', path: '/api/v1/probe/flaky',
+  scope: null, memberAccess: 'open', managerPower: null,
+  body: z.strictObject({ note: z.string() }), response: z.any(),
+  run: { statement: ({ note }) => sql`select app_hidden.probe_flaky(${note}::text) as tries`, shape: ([row]) => row },
+});
+
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ operations: [probeLink, probeRaise] });
+  app = await startApp({ operations: [probeLink, probeRaise, probeFlaky] });
   acme = await app.apply(acmeFixture());
   await app.db.owner.query(`set role svc_owner;
     create function app_hidden.probe_raise(code text) returns void language plpgsql as $$
@@ -48,6 +57,19 @@ test.before(async () => {
       raise exception 'secret relation app_private.api_keys, row (42, hunter2)' using errcode = code;
     end $$;
     grant execute on function app_hidden.probe_raise(text) to svc_request;
+    create sequence app_hidden.probe_tries;
+    create table app_hidden.probe_writes (note text);
+    create function app_hidden.probe_flaky(note text) returns bigint language plpgsql security definer as $$
+    declare
+      try bigint := nextval('app_hidden.probe_tries');
+    begin
+      insert into app_hidden.probe_writes values (note);
+      if try % 3 <> 0 then
+        raise exception 'deadlock detected' using errcode = '40P01';
+      end if;
+      return try;
+    end $$;
+    grant execute on function app_hidden.probe_flaky(text) to svc_request;
     reset role`);
 });
 test.after.always(async () => { await app?.close(); });
@@ -145,4 +167,16 @@ test('through HTTP each refusal is its envelope, with Retry-After when it passes
   t.is(ours.status, 500);
   t.like(ours.body, { error: 'internal_error' });
   t.notRegex(JSON.stringify(ours.body), /secret|hunter2/);
+});
+
+test('a deadlock or serialization failure is run again: the third try answers, and its write is the only one', async (t) => {
+  const res = await app.request('POST', '/api/v1/probe/flaky', { key: acme.keys.org, body: { note: 'once' } });
+  t.is(res.status, 200);
+  t.is(Number(res.body.tries), 3);
+  t.deepEqual(await rows(app, `select note from app_hidden.probe_writes`), [{ note: 'once' }]);
+  // a statement that keeps meeting it answers 503 contention after its last try, with nothing written
+  const always = await app.request('GET', '/api/v1/probe/raise?code=40P01', { key: acme.keys.org });
+  t.is(always.status, 503);
+  t.is(always.body.error, 'contention');
+  t.is(always.headers.get('retry-after'), '1');
 });

@@ -12,11 +12,12 @@ import { asKey } from './helpers/contacts.ts';
 import type { Applied } from '../src/admin/fixture.ts';
 import { updateOrg } from '../src/admin/commands.ts';
 import { hashKey } from '../src/auth/keys.ts';
-import { operations as liveOperations } from '../src/registry/index.ts';
+import { AREAS } from '../src/areas.ts';
+import { operationsOf } from '../src/registry/area.ts';
 import type { AnyOperation } from '../src/registry/operation.ts';
 
 // the live operations and the probes, which carry the flag combinations no live one has yet
-const operations: AnyOperation[] = [...new Map([...liveOperations, ...probeIdempotentOperations]
+const operations: AnyOperation[] = [...new Map([...operationsOf(AREAS), ...probeIdempotentOperations]
   .map((op) => [op.operationId, op])).values()];
 const requirements = JSON.stringify(operations.map((op) => ({
   operation_id: op.operationId, scope: op.scope, member_access: op.memberAccess, manager_power: op.managerPower })));

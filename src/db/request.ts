@@ -146,6 +146,24 @@ const STALE_PLAN = new Set(['0A000', '26000']);
 
 type Results = pg.QueryResult<Record<string, unknown>>[];
 
+// A deadlock (40P01) or serialization failure (40001) undoes the whole transaction: nothing of
+// it happened, so it is run again, a few times, after a short random pause that lets the other
+// side finish. Concurrent writers swapping two contacts' phones meet this way; the second try
+// then sees the other's commit (and answers 409 if the phone is taken now).
+const CONFLICTS = new Set(['40P01', '40001']);
+const ATTEMPTS = 3;
+
+async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (attempt >= ATTEMPTS || !CONFLICTS.has((e as { code?: string }).code ?? '')) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}
+
 /** Authenticate, authorize and run one statement: one round trip. */
 export async function runStatement(
   pool: pg.Pool,
@@ -155,7 +173,7 @@ export async function runStatement(
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
   const client = await checkout(pool);
   try {
-    return await statementOn(client, keyHash, req, statement);
+    return await retryingConflicts(() => statementOn(client, keyHash, req, statement));
   } finally {
     releaseClient(client);
   }
@@ -223,7 +241,8 @@ export async function runTransaction<T>(
 ): Promise<T> {
   const client = await checkout(pool);
   try {
-    return await transactionOn(client, keyHash, req, body);
+    // the handler only queries through tx, so running it again repeats nothing outside the database
+    return await retryingConflicts(() => transactionOn(client, keyHash, req, body));
   } finally {
     releaseClient(client);
   }
