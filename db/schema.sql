@@ -1,0 +1,6030 @@
+-- The schema that migrations/committed/ (000001–000012) and migrations/current/ (301-requirements-and-claim-settings.sql, 310-own-clients.sql, 320-contact-events.sql, 330-contact-fields.sql) leave.
+-- migrations sha256:3df1cc3a84a4f42dad6d80e4d45ef5de03c5be216308050937c376fffc34d917
+-- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
+-- db/README.md says how to read it and when to write it again.
+
+--
+-- Name: app_hidden; Type: SCHEMA; Schema: -; Owner: svc_owner
+--
+
+CREATE SCHEMA app_hidden;
+
+ALTER SCHEMA app_hidden OWNER TO svc_owner;
+
+--
+-- Name: SCHEMA app_hidden; Type: COMMENT; Schema: -; Owner: svc_owner
+--
+
+COMMENT ON SCHEMA app_hidden IS 'Helpers callable by the request role (claim readers, predicates); not data.';
+
+--
+-- Name: app_private; Type: SCHEMA; Schema: -; Owner: svc_owner
+--
+
+CREATE SCHEMA app_private;
+
+ALTER SCHEMA app_private OWNER TO svc_owner;
+
+--
+-- Name: SCHEMA app_private; Type: COMMENT; Schema: -; Owner: svc_owner
+--
+
+COMMENT ON SCHEMA app_private IS 'Secrets and internals; no grants to request or analyst roles.';
+
+--
+-- Name: app_public; Type: SCHEMA; Schema: -; Owner: svc_owner
+--
+
+CREATE SCHEMA app_public;
+
+ALTER SCHEMA app_public OWNER TO svc_owner;
+
+--
+-- Name: SCHEMA app_public; Type: COMMENT; Schema: -; Owner: svc_owner
+--
+
+COMMENT ON SCHEMA app_public IS 'Tenant data, visible to the request and analyst roles through row-level security.';
+
+--
+-- Name: btree_gin; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS btree_gin WITH SCHEMA public;
+
+--
+-- Name: EXTENSION btree_gin; Type: COMMENT; Schema: -; Owner:
+--
+
+COMMENT ON EXTENSION btree_gin IS 'support for indexing common datatypes in GIN';
+
+--
+-- Name: citext; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;
+
+--
+-- Name: EXTENSION citext; Type: COMMENT; Schema: -; Owner:
+--
+
+COMMENT ON EXTENSION citext IS 'data type for case-insensitive character strings';
+
+--
+-- Name: pg_trgm; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+
+--
+-- Name: EXTENSION pg_trgm; Type: COMMENT; Schema: -; Owner:
+--
+
+COMMENT ON EXTENSION pg_trgm IS 'text similarity measurement and index searching based on trigrams';
+
+--
+-- Name: audience_filter; Type: TYPE; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE TYPE app_hidden.audience_filter AS (
+	condition text,
+	texts text[],
+	numbers numeric[],
+	times timestamp with time zone[],
+	ids uuid[],
+	bools boolean[]
+);
+
+ALTER TYPE app_hidden.audience_filter OWNER TO svc_owner;
+
+--
+-- Name: TYPE audience_filter; Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON TYPE app_hidden.audience_filter IS 'An audience definition compiled by app_hidden.audience_filter(): condition over contacts c, with $1..$5 bound to the arrays.';
+
+--
+-- Name: contacts; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.contacts (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text,
+    email public.citext,
+    phone text,
+    stage_id uuid,
+    field_values jsonb DEFAULT '{}'::jsonb NOT NULL,
+    sms_consent boolean DEFAULT false NOT NULL,
+    sms_consent_at timestamp with time zone,
+    total_calls integer DEFAULT 0 NOT NULL,
+    notes_count integer DEFAULT 0 NOT NULL,
+    first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    email_key text GENERATED ALWAYS AS (lower((email)::text)) STORED,
+    sms_consent_source text,
+    CONSTRAINT contacts_email_length CHECK ((length((email)::text) <= 320)),
+    CONSTRAINT contacts_field_values_check CHECK ((jsonb_typeof(field_values) = 'object'::text)),
+    CONSTRAINT contacts_name_length CHECK ((length(name) <= 200)),
+    CONSTRAINT contacts_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}$'::text)),
+    CONSTRAINT contacts_sms_consent_source_check CHECK (((length(sms_consent_source) >= 1) AND (length(sms_consent_source) <= 200))),
+    CONSTRAINT contacts_total_calls_check CHECK ((total_calls >= 0))
+);
+
+ALTER TABLE app_public.contacts OWNER TO svc_owner;
+
+--
+-- Name: TABLE contacts; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.contacts IS 'A person the business deals with. Unique by email and by phone within the organization.';
+
+--
+-- Name: COLUMN contacts.phone; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.contacts.phone IS 'E.164, normalized before it is stored.';
+
+--
+-- Name: COLUMN contacts.field_values; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.contacts.field_values IS 'Custom field values keyed by custom_fields.key.';
+
+--
+-- Name: COLUMN contacts.sms_consent; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.contacts.sms_consent IS 'Whether the contact has given SMS consent (revoked by an SMS opt-out).';
+
+--
+-- Name: COLUMN contacts.notes_count; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.contacts.notes_count IS 'Every note, location-private ones included (maintained by trigger).';
+
+--
+-- Name: COLUMN contacts.email_key; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.contacts.email_key IS 'lower(email): what email lookups compare, because text equality (unlike citext''s) may use an index under row security.';
+
+--
+-- Name: COLUMN contacts.sms_consent_source; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.contacts.sms_consent_source IS 'How the contact gave SMS consent, as recorded by contacts_record_sms_consent.';
+
+--
+-- Name: audience_contacts(jsonb, text, uuid, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_contacts(definition jsonb, path text, after uuid, max_rows integer) RETURNS SETOF app_public.contacts
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  f app_hidden.audience_filter := app_hidden.audience_filter(definition, path);
+  walk constant int := 5000;
+  walked int := 0;
+  matched int := 0;
+  last uuid := after;
+  r record;
+  walker refcursor;
+  sort_was text;
+  bitmap_was text;
+begin
+  -- The walk reads the primary key in order. Under row security the planner expects a small
+  -- fraction of rows to be visible, so for `limit walk` it would rather read the whole
+  -- remainder and sort it; the plan is made when the cursor opens, so it is told, for that
+  -- moment only, that sorting and bitmap scans are out.
+  sort_was := current_setting('enable_sort');
+  bitmap_was := current_setting('enable_bitmapscan');
+  perform set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true);
+  open walker for execute
+    'select c, (' || f.condition || ') as selected from app_public.contacts c
+      where c.organization_id = $6 and ($7::uuid is null or c.id > $7) order by c.id limit $8'
+    using f.texts, f.numbers, f.times, f.ids, f.bools, app_hidden.current_org_id(), after, walk;
+  perform set_config('enable_sort', sort_was, true), set_config('enable_bitmapscan', bitmap_was, true);
+  loop
+    fetch walker into r;
+    exit when not found;
+    walked := walked + 1;
+    last := (r.c).id;
+    if r.selected then
+      return next r.c;
+      matched := matched + 1;
+      exit when matched >= max_rows;
+    end if;
+  end loop;
+  close walker;
+  if matched >= max_rows then
+    return;
+  end if;
+  if walked = walk then
+    return query execute
+      'select c.* from app_public.contacts c where c.organization_id = $6 and c.id > $7 and ('
+      || f.condition || ') order by c.id limit $8'
+      using f.texts, f.numbers, f.times, f.ids, f.bools, app_hidden.current_org_id(), last, max_rows - matched;
+  end if;
+end $_$;
+
+ALTER FUNCTION app_hidden.audience_contacts(definition jsonb, path text, after uuid, max_rows integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_contacts(definition jsonb, path text, after uuid, max_rows integer); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_contacts(definition jsonb, path text, after uuid, max_rows integer) IS 'A keyset page of the contacts an audience definition selects within the caller''s reach: by id, after `after`, at most max_rows.';
+
+--
+-- Name: audience_count(jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_count(definition jsonb, path text) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  f app_hidden.audience_filter := app_hidden.audience_filter(definition, path);
+  n bigint;
+begin
+  execute 'select count(*) from app_public.contacts c where c.organization_id = $6 and (' || f.condition || ')'
+    into n
+    using f.texts, f.numbers, f.times, f.ids, f.bools, app_hidden.current_org_id();
+  return n;
+end $_$;
+
+ALTER FUNCTION app_hidden.audience_count(definition jsonb, path text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_count(definition jsonb, path text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_count(definition jsonb, path text) IS 'How many contacts within the caller''s reach an audience definition selects.';
+
+--
+-- Name: audience_definition_check(jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_definition_check(definition jsonb, at text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  max_rules constant int := 50;
+  max_values constant int := 500;
+  max_string constant int := 1000;
+  max_field constant int := 200;
+  max_patterns constant int := 500;
+  max_pattern_chars constant int := 10000;
+  ops constant text[] := array['eq', 'neq', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'contains', 'contains_any', 'exists', 'not_exists'];
+  value_shape constant text := 'a string (at most 1000 characters), a number or a boolean, or for in, not_in and contains_any '
+    'a list of 1 to 500 of those; objects and nested lists are not rule values';
+  rules_at text := at || '.rules';
+  rules jsonb;
+  rule jsonb;
+  rat text;
+  field text;
+  op text;
+  v jsonb;
+  listed boolean;
+  too_long int;
+  unknown text;
+  unknowns int;
+  patterns bigint := 0;
+  pattern_chars bigint := 0;
+begin
+  if definition is null then
+    return;
+  end if;
+  if jsonb_typeof(definition) <> 'object' then
+    perform app_hidden.audience_rule_error(at, format('Invalid input: expected object, received %s', jsonb_typeof(definition)));
+  end if;
+  if definition ? 'match' and not coalesce(definition->'match' in ('"all"', '"any"'), false) then
+    perform app_hidden.audience_rule_error(at || '.match', 'Invalid option: expected one of "all"|"any"');
+  end if;
+  rules := coalesce(definition->'rules', '[]');
+  if jsonb_typeof(rules) <> 'array' then
+    perform app_hidden.audience_rule_error(rules_at, format('Invalid input: expected array, received %s', jsonb_typeof(rules)));
+  end if;
+  if jsonb_array_length(rules) > max_rules then
+    perform app_hidden.audience_rule_error(rules_at, format('Too big: expected array to have <=%s items', max_rules));
+  end if;
+
+  for i in 0 .. jsonb_array_length(rules) - 1 loop
+    rule := rules->i;
+    rat := format('%s.%s', rules_at, i);
+    if jsonb_typeof(rule) <> 'object' then
+      perform app_hidden.audience_rule_error(rat, format('Invalid input: expected object, received %s', jsonb_typeof(rule)));
+    end if;
+    field := rule->>'field';
+    op := rule->>'op';
+    v := rule->'value';
+
+    if jsonb_typeof(rule->'field') is distinct from 'string' then
+      perform app_hidden.audience_rule_error(rat || '.field', format('Invalid input: expected string, received %s',
+        coalesce(jsonb_typeof(rule->'field'), 'undefined')));
+    elsif length(field) < 1 then
+      perform app_hidden.audience_rule_error(rat || '.field', 'Too small: expected string to have >=1 characters');
+    elsif length(field) > max_field then
+      perform app_hidden.audience_rule_error(rat || '.field', format('Too big: expected string to have <=%s characters', max_field));
+    elsif field !~ '^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$' then
+      perform app_hidden.audience_rule_error(rat || '.field', 'a field name: letters, digits and underscores, or field_values.<key>');
+    end if;
+
+    if jsonb_typeof(rule->'op') is distinct from 'string' or not op = any(ops) then
+      perform app_hidden.audience_rule_error(rat || '.op', 'Invalid option: expected one of '
+        || (select string_agg(format('"%s"', o), '|') from unnest(ops) o));
+    end if;
+
+    if jsonb_typeof(v) = 'array' then
+      if jsonb_array_length(v) > max_values
+         or exists (select 1 from jsonb_array_elements(v) e where jsonb_typeof(e) not in ('string', 'number', 'boolean')) then
+        perform app_hidden.audience_rule_error(rat || '.value', value_shape);
+      elsif jsonb_array_length(v) = 0 then
+        perform app_hidden.audience_rule_error(rat || '.value', 'Too small: expected array to have >=1 items');
+      end if;
+      select min(n - 1) into too_long from jsonb_array_elements(v) with ordinality e(x, n)
+       where jsonb_typeof(x) = 'string' and length(x #>> '{}') > max_string;
+      if too_long is not null then
+        perform app_hidden.audience_rule_error(format('%s.value.%s', rat, too_long),
+          format('Too big: expected string to have <=%s characters', max_string));
+      end if;
+    elsif jsonb_typeof(v) = 'string' and length(v #>> '{}') > max_string then
+      perform app_hidden.audience_rule_error(rat || '.value', format('Too big: expected string to have <=%s characters', max_string));
+    elsif v is not null and jsonb_typeof(v) not in ('string', 'number', 'boolean') then
+      perform app_hidden.audience_rule_error(rat || '.value', value_shape);
+    end if;
+
+    select string_agg(format('"%s"', k), ', '), count(*) into unknown, unknowns
+      from jsonb_object_keys(rule) k where k not in ('field', 'op', 'value');
+    if unknown is not null then
+      perform app_hidden.audience_rule_error(rat, format('Unrecognized key%s: %s', case when unknowns > 1 then 's' end, unknown));
+    end if;
+
+    listed := jsonb_typeof(v) = 'array';
+    if op in ('exists', 'not_exists') then
+      if v is not null then
+        perform app_hidden.audience_rule_error(rat || '.value', format('omit value for %s', op));
+      end if;
+    elsif v is null then
+      perform app_hidden.audience_rule_error(rat || '.value', format('%s needs a value', op));
+    elsif (op in ('in', 'not_in', 'contains_any')) <> listed then
+      perform app_hidden.audience_rule_error(rat || '.value', case when listed
+        then format('%s takes one value (in, not_in and contains_any take lists)', op)
+        else format('%s takes a list of 1 to %s values', op, max_values) end);
+    end if;
+
+    if op in ('contains', 'contains_any') then
+      select patterns + count(*), pattern_chars + coalesce(sum(length(x #>> '{}')), 0) into patterns, pattern_chars
+        from jsonb_array_elements(case when listed then v else jsonb_build_array(v) end) x;
+    end if;
+  end loop;
+
+  select string_agg(format('"%s"', k), ', '), count(*) into unknown, unknowns
+    from jsonb_object_keys(definition) k where k not in ('match', 'rules');
+  if unknown is not null then
+    perform app_hidden.audience_rule_error(at, format('Unrecognized key%s: %s', case when unknowns > 1 then 's' end, unknown));
+  end if;
+
+  if patterns > max_patterns then
+    perform app_hidden.audience_rule_error(rules_at, format('the contains and contains_any rules hold %s values in all; a '
+      'definition may hold at most %s, as each one is a scan of every contact''s text: shorten the contains_any lists '
+      '(in, not_in and eq compare whole values and are not limited so)', patterns, max_patterns));
+  end if;
+  if pattern_chars > max_pattern_chars then
+    perform app_hidden.audience_rule_error(rules_at, format('the values of the contains and contains_any rules have %s '
+      'characters in all; a definition may have at most %s: shorten them, or use in or eq for whole values',
+      pattern_chars, max_pattern_chars));
+  end if;
+end $_$;
+
+ALTER FUNCTION app_hidden.audience_definition_check(definition jsonb, at text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_definition_check(definition jsonb, at text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_definition_check(definition jsonb, at text) IS 'Raises 400 naming the part (at, at.match, at.rules.N.field|op|value) of an audience definition that breaks the spec''s limits, or at.rules when its contains/contains_any values exceed the evaluation bound (500 values, 10,000 characters).';
+
+--
+-- Name: audience_filter(jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_filter(definition jsonb, path text) RETURNS app_hidden.audience_filter
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  org uuid := app_hidden.current_org_id();
+  -- what the credential reads of a contact decides what its rules may test
+  details boolean := app_hidden.current_sees_contact_details();
+  rules jsonb := coalesce(definition->'rules', '[]');
+  f app_hidden.audience_filter := row(null, '{}', '{}', '{}', '{}', '{}');
+  parts text[] := '{}';
+  rule jsonb;
+  at text;
+  field text;
+  op text;
+  kind text;          -- text | number | datetime | date | boolean | stage
+  custom boolean;
+  col text;           -- the field's typed value
+  raw text;           -- the field's value as text
+  folded text;        -- … lower-cased (contains)
+  present text;       -- whether the contact has a value
+  cf_type text;
+  cf_options jsonb;
+  listed boolean;     -- the value is a list (in, not_in, contains_any)
+  vals jsonb;
+  v jsonb;
+  s text;
+  vat text;
+  first int;
+  texts text[];
+  numbers numeric[];
+  bools boolean[];
+  ids uuid[];
+  days timestamptz[];
+  instants timestamptz[];
+  arr text;
+  last int;
+  cmp text;
+  p text;
+begin
+  perform app_hidden.audience_definition_check(definition, regexp_replace(path, '\.rules$', ''));
+  for i in 0 .. jsonb_array_length(rules) - 1 loop
+    rule := rules->i;
+    at := format('%s.%s', path, i);
+    field := rule->>'field';
+    op := rule->>'op';
+    custom := false;
+    cf_type := null;
+
+    -- Refused before the field is resolved, so the answer is the same whether or not a custom
+    -- field of that key exists.
+    if not details and field not in ('display_name', 'email', 'phone_number') then
+      perform app_hidden.audience_rule_error(at || '.field', format('%s is not a field this credential can read: a MEMBER, '
+        'and a MANAGER without the contacts power, may test only display_name, email and phone_number', field));
+    end if;
+
+    case field
+      -- text fields compare lower-cased: email_key is lower(email), and an E.164 phone has no letters
+      when 'display_name' then kind := 'text'; col := 'lower(c.name)';
+      when 'email' then kind := 'text'; col := 'c.email_key';
+      when 'phone_number' then kind := 'text'; col := 'c.phone';
+      when 'total_calls' then kind := 'number'; col := 'c.total_calls';
+      when 'first_seen_at' then kind := 'datetime'; col := 'c.first_seen_at';
+      when 'last_seen_at' then kind := 'datetime'; col := 'c.last_seen_at';
+      when 'created_at' then kind := 'datetime'; col := 'c.created_at';
+      when 'updated_at' then kind := 'datetime'; col := 'c.updated_at';
+      when 'stage_id' then kind := 'stage'; col := 'c.stage_id';
+      else
+        select cf.type, cf.options into cf_type, cf_options from app_public.custom_fields cf
+         where cf.organization_id = org and starts_with(field, 'field_values.')
+           and cf.key = substr(field, length('field_values.') + 1) and cf.enabled;
+        if not found then
+          perform app_hidden.audience_rule_error(at || '.field', format('%s is not a field audiences can test: use '
+            'display_name, email, phone_number, total_calls, first_seen_at, last_seen_at, created_at, updated_at, '
+            'stage_id or field_values.<key> of an enabled custom field', field));
+        end if;
+        custom := true;
+        f.texts := f.texts || substr(field, length('field_values.') + 1);
+        raw := format('(c.field_values ->> $1[%s])', cardinality(f.texts));
+        present := format('(c.field_values ? $1[%s])', cardinality(f.texts));
+        kind := case cf_type when 'number' then 'number' when 'currency' then 'number' when 'datetime' then 'datetime'
+                             when 'date' then 'date' when 'boolean' then 'boolean' else 'text' end;
+        -- Plain casts: every write checks a value against its field's type
+        -- (app_hidden.custom_field_value_fits), and a guard would cost as much again per row.
+        -- A select field holds exactly one of its options, so it is compared exactly (below).
+        col := case kind
+          when 'number' then format('(c.field_values -> $1[%s])::numeric', cardinality(f.texts))
+          when 'datetime' then format('(c.field_values ->> $1[%s])::timestamptz', cardinality(f.texts))
+          when 'boolean' then format('(c.field_values -> $1[%s])::boolean', cardinality(f.texts))
+          when 'date' then format('(%s collate "C")', raw)
+          else format('lower(%s)', raw) end;
+    end case;
+    if custom then
+      folded := format('lower(%s)', raw);
+    else
+      raw := col;
+      folded := col;  -- the text columns are lower-cased already; contains refuses the others
+      present := format('(%s is not null)', col);
+    end if;
+
+    if op in ('gt', 'gte', 'lt', 'lte') and kind not in ('number', 'datetime', 'date') then
+      perform app_hidden.audience_rule_error(at || '.op', format('%s compares numbers and dates, and %s is neither '
+        '(use eq, neq, in, not_in, exists or not_exists)', op, field));
+    elsif op in ('contains', 'contains_any') and not (custom or kind = 'text') then
+      perform app_hidden.audience_rule_error(at || '.op', format('%s matches text: it works on display_name, email, '
+        'phone_number and custom fields, not on %s', op, field));
+    end if;
+
+    if op in ('exists', 'not_exists') then
+      p := present;
+    else
+      -- the definition check has made sure a list op has a list of 1 to 500 scalars, any
+      -- other op one scalar
+      listed := op in ('in', 'not_in', 'contains_any');
+      vals := case when listed then rule->'value' else jsonb_build_array(rule->'value') end;
+      texts := '{}'; numbers := '{}'; bools := '{}'; ids := '{}'; days := '{}'; instants := '{}';
+      for j in 0 .. jsonb_array_length(vals) - 1 loop
+        v := vals->j;
+        s := v #>> '{}';
+        vat := at || '.value' || case when listed then '.' || j else '' end;
+        if op in ('contains', 'contains_any') or kind = 'text' then
+          texts := texts || lower(s);
+        elsif kind = 'number' then
+          if not (jsonb_typeof(v) = 'number'
+                  or (jsonb_typeof(v) = 'string' and s ~ '^\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?\s*$')) then
+            perform app_hidden.audience_rule_error(vat, format('%s is a number field: give a number or a numeric string', field));
+          end if;
+          numbers := numbers || s::numeric;
+        elsif kind = 'datetime' then
+          if jsonb_typeof(v) = 'string' and s ~ '^\d{4}-\d{2}-\d{2}$' and app_hidden.is_date(s) then
+            days := days || (s::date::timestamp at time zone 'UTC');
+          elsif jsonb_typeof(v) = 'string' and app_hidden.is_timestamptz(s)
+                and s ~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$' then
+            instants := instants || s::timestamptz;
+          else
+            perform app_hidden.audience_rule_error(vat, format('%s is a date-time field: give an ISO 8601 date (2026-01-31) '
+              'or a date-time with offset (2026-01-31T09:00:00Z)', field));
+          end if;
+        elsif kind = 'date' then
+          if not (jsonb_typeof(v) = 'string' and s ~ '^\d{4}-\d{2}-\d{2}$' and app_hidden.is_date(s)) then
+            perform app_hidden.audience_rule_error(vat, format('%s is a date field: give an ISO 8601 date (2026-01-31)', field));
+          end if;
+          texts := texts || s;
+        elsif kind = 'boolean' then
+          if not (jsonb_typeof(v) = 'boolean' or (jsonb_typeof(v) = 'string' and s in ('true', 'false'))) then
+            perform app_hidden.audience_rule_error(vat, format('%s is a boolean field: give true or false', field));
+          end if;
+          bools := bools || s::boolean;
+        else
+          if not (jsonb_typeof(v) = 'string' and s ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                  and exists (select 1 from app_public.pipeline_stages ps where ps.organization_id = org and ps.id = s::uuid)) then
+            perform app_hidden.audience_rule_error(vat, format('%s is not a stage of the organization''s pipeline '
+              '(contacts_list_stages lists them)', left(s, 100)));
+          end if;
+          ids := ids || s::uuid;
+        end if;
+      end loop;
+
+      cmp := case op when 'gt' then '>' when 'gte' then '>=' when 'lt' then '<' when 'lte' then '<=' else '=' end;
+      if op in ('contains', 'contains_any') then
+        first := cardinality(f.texts) + 1;
+        f.texts := f.texts || array(select app_hidden.like_anywhere(t) from unnest(texts) t);
+        p := format('(%s like any ($1[%s:%s]))', folded, first, cardinality(f.texts));
+      elsif kind = 'datetime' and listed then
+        -- days compare the field's UTC day, date-times the instant
+        first := cardinality(f.times) + 1;
+        f.times := f.times || days;
+        last := cardinality(f.times);
+        f.times := f.times || instants;
+        p := '(' || array_to_string(array[
+               case when cardinality(days) > 0 then format('date_trunc(''day'', %s, ''UTC'') = any ($3[%s:%s])', col, first, last) end,
+               case when cardinality(instants) > 0 then format('%s = any ($3[%s:%s])', col, last + 1, cardinality(f.times)) end],
+             ' or ') || ')';
+      elsif kind = 'datetime' and cardinality(days) = 1 then
+        -- the day is [start, next day's start): both bounds are parameters
+        f.times := f.times || days[1] || (days[1] at time zone 'UTC' + interval '1 day') at time zone 'UTC';
+        first := cardinality(f.times) - 1;
+        p := case op
+          when 'gt' then format('(%s >= $3[%s])', col, first + 1)
+          when 'gte' then format('(%s >= $3[%s])', col, first)
+          when 'lt' then format('(%s < $3[%s])', col, first)
+          when 'lte' then format('(%s < $3[%s])', col, first + 1)
+          else format('(%1$s >= $3[%2$s] and %1$s < $3[%3$s])', col, first, first + 1) end;
+      elsif cf_type = 'select' and custom then
+        -- the options the values name, case-insensitively, in their stored spelling: texteq
+        -- instead of lower() on every row (none named: no contact matches)
+        first := cardinality(f.texts) + 1;
+        f.texts := f.texts || array(select o from jsonb_array_elements_text(cf_options) o where lower(o) = any(texts));
+        p := format('(%s = any ($1[%s:%s]))', raw, first, cardinality(f.texts));
+      elsif field = 'total_calls' and not listed then
+        -- integer bounds, so the int column is compared as it is stored (no cast per row)
+        f.numbers := f.numbers || greatest(least(numbers[1], 1e18), -1e18);
+        first := cardinality(f.numbers);
+        p := case op
+          when 'gt' then format('(c.total_calls > floor($2[%s])::bigint)', first)
+          when 'gte' then format('(c.total_calls >= ceil($2[%s])::bigint)', first)
+          when 'lt' then format('(c.total_calls < ceil($2[%s])::bigint)', first)
+          when 'lte' then format('(c.total_calls <= floor($2[%s])::bigint)', first)
+          else format('(c.total_calls = floor($2[%1$s])::bigint and floor($2[%1$s]) = $2[%1$s])', first) end;
+      else
+        case
+          when kind = 'datetime' then arr := '$3'; first := cardinality(f.times) + 1; f.times := f.times || instants; last := cardinality(f.times);
+          when kind in ('text', 'date') then arr := '$1'; first := cardinality(f.texts) + 1; f.texts := f.texts || texts; last := cardinality(f.texts);
+          when kind = 'number' then arr := '$2'; first := cardinality(f.numbers) + 1; f.numbers := f.numbers || numbers; last := cardinality(f.numbers);
+          when kind = 'boolean' then arr := '$5'; first := cardinality(f.bools) + 1; f.bools := f.bools || bools; last := cardinality(f.bools);
+          else arr := '$4'; first := cardinality(f.ids) + 1; f.ids := f.ids || ids; last := cardinality(f.ids);
+        end case;
+        p := case when listed then format('(%s = any (%s[%s:%s]))', col, arr, first, last)
+                  else format('(%s %s %s[%s])', col, cmp, arr, first) end;
+      end if;
+    end if;
+
+    parts := parts || case when op in ('neq', 'not_in', 'not_exists') then format('(not coalesce(%s, false))', p) else p end;
+  end loop;
+  f.condition := coalesce(nullif(array_to_string(parts, case when definition->>'match' = 'any' then ' or ' else ' and ' end), ''), 'true');
+  return f;
+end $_$;
+
+ALTER FUNCTION app_hidden.audience_filter(definition jsonb, path text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_filter(definition jsonb, path text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) IS 'Compiles an audience definition to a parameterized condition over app_public.contacts c (values only as $1..$5 array references); 400 naming the definition''s part to fix when it breaks a limit (app_hidden.audience_definition_check), tests a field the credential cannot read, or does not resolve.';
+
+--
+-- Name: audiences; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.audiences (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    description text,
+    kind text NOT NULL,
+    channel text DEFAULT 'any'::text NOT NULL,
+    definition jsonb,
+    exclude_opted_out boolean DEFAULT false NOT NULL,
+    archived_at timestamp with time zone,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT audiences_channel_check CHECK ((channel = ANY (ARRAY['any'::text, 'email'::text, 'sms'::text]))),
+    CONSTRAINT audiences_check CHECK (((kind = 'dynamic'::text) = (definition IS NOT NULL))),
+    CONSTRAINT audiences_definition_check CHECK ((jsonb_typeof(definition) = 'object'::text)),
+    CONSTRAINT audiences_description_check CHECK ((length(description) <= 2000)),
+    CONSTRAINT audiences_kind_check CHECK ((kind = ANY (ARRAY['static'::text, 'dynamic'::text]))),
+    CONSTRAINT audiences_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.audiences OWNER TO svc_owner;
+
+--
+-- Name: TABLE audiences; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.audiences IS 'A saved segment of the organization''s contacts: static (members listed in audience_members) or dynamic (definition).';
+
+--
+-- Name: COLUMN audiences.kind; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.audiences.kind IS 'static or dynamic; fixed at creation.';
+
+--
+-- Name: COLUMN audiences.channel; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.audiences.channel IS 'Which channel the audience is for (any, email, sms); applied at send, not by counts.';
+
+--
+-- Name: COLUMN audiences.definition; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.audiences.definition IS 'Dynamic audiences only: {match: all|any, rules: [{field, op, value}]}, as app_hidden.audience_filter reads it. Fields are checked for format when stored and resolved when evaluated.';
+
+--
+-- Name: COLUMN audiences.exclude_opted_out; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.audiences.exclude_opted_out IS 'Stored only: counts and member lists include opted-out contacts; a send removes them.';
+
+--
+-- Name: COLUMN audiences.archived_at; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.audiences.archived_at IS 'When the audience was archived; NULL while it is live.';
+
+--
+-- Name: audience_for(uuid, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_for(audience_id uuid, for_write boolean) RETURNS app_public.audiences
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.audiences;
+begin
+  if for_write then
+    select * into a from app_public.audiences x
+     where x.organization_id = app_hidden.current_org_id() and x.id = audience_for.audience_id
+       for update;
+  else
+    select * into a from app_public.audiences x
+     where x.organization_id = app_hidden.current_org_id() and x.id = audience_for.audience_id;
+  end if;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Audience not found');
+  end if;
+  return a;
+end $$;
+
+ALTER FUNCTION app_hidden.audience_for(audience_id uuid, for_write boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_for(audience_id uuid, for_write boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_for(audience_id uuid, for_write boolean) IS 'The organization''s audience (locked when for_write), or 404.';
+
+--
+-- Name: audience_json(app_public.audiences); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_json(a app_public.audiences) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'id', a.id,
+    'name', a.name,
+    'description', a.description,
+    'kind', a.kind,
+    'channel', a.channel,
+    'definition', a.definition,
+    'exclude_opted_out', a.exclude_opted_out,
+    'is_archived', a.archived_at is not null,
+    'archived_at', a.archived_at,
+    'created_at', a.created_at,
+    'updated_at', a.updated_at)
+$$;
+
+ALTER FUNCTION app_hidden.audience_json(a app_public.audiences) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_json(a app_public.audiences); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_json(a app_public.audiences) IS 'An audience as the API shows it.';
+
+--
+-- Name: audience_rule_error(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_rule_error(at text, message text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app_hidden.raise_error(400, 'bad_request', at || ': ' || message,
+    jsonb_build_object('issues', jsonb_build_array(jsonb_build_object('path', at, 'message', message))));
+end $$;
+
+ALTER FUNCTION app_hidden.audience_rule_error(at text, message text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_rule_error(at text, message text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_rule_error(at text, message text) IS 'Raises 400 bad_request naming the rule part to fix (path) with an issues list.';
+
+--
+-- Name: authenticate(bytea, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, member_access text, manager_power text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  k app_private.api_keys;
+  p app_public.people;
+  eff_role text;
+  loc_ids uuid[];
+  powers text[];
+  sms_enabled boolean := true;
+  records_level text := 'all';
+  role_switch boolean;
+  settings jsonb;
+  refusal jsonb;
+begin
+  select * into k from app_private.api_keys where api_keys.key_hash = authenticate.key_hash;
+  if not found or k.revoked_at is not null then
+    perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
+  end if;
+
+  select * into p from app_public.people
+   where organization_id = k.organization_id and id = k.created_by;
+
+  if k.kind = 'personal' then
+    select r.agent_access into role_switch from app_public.role_agent_access r
+     where r.organization_id = p.organization_id and r.role = p.role;
+    if not p.active
+       or (p.role <> 'owner' and (not p.agent_access or not coalesce(role_switch, true))) then
+      perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
+    end if;
+    eff_role := p.role;
+    sms_enabled := p.sms_enabled;
+    if p.role in ('manager', 'member') then
+      select coalesce(array_agg(location_id order by location_id), '{}') into loc_ids
+        from app_public.person_locations
+       where organization_id = p.organization_id and person_id = p.id;
+      records_level := case when p.role = 'member' then p.records_level else 'all' end;
+      powers := case when p.role = 'manager' then p.powers else '{}' end;
+    end if;
+  else
+    eff_role := coalesce(lower(k.role), 'organization');
+    select array_agg(location_id order by location_id) into loc_ids
+      from app_private.api_key_locations
+     where organization_id = k.organization_id and api_key_id = k.id;
+    powers := case when k.role = 'MANAGER' then k.powers else '{}' end;
+    -- a Member key sends no SMS
+    sms_enabled := k.role is distinct from 'MEMBER';
+  end if;
+
+  -- Every claim as the text of its setting, set from this one object and answered with it.
+  settings := jsonb_build_object(
+    'svc.organization_id', k.organization_id::text,
+    'svc.credential_id', k.id::text,
+    'svc.user_id', case when k.kind = 'personal' then p.id::text else '' end,
+    'svc.role', eff_role,
+    'svc.location_ids', coalesce(loc_ids::text, '*'),
+    'svc.powers', coalesce(powers, '{}')::text,
+    'svc.scopes', k.scopes::text,
+    'svc.records_level', records_level,
+    'svc.sms_enabled', sms_enabled::text);
+  perform set_config(s.key, s.value, true) from jsonb_each_text(settings) s;
+
+  refusal := app_hidden.requirement_refusal(required_scope, member_access, manager_power);
+  if refusal is not null then
+    perform app_hidden.raise_error((refusal->>'status')::int, refusal->>'error', refusal->>'message', refusal->'extra');
+  end if;
+
+  return jsonb_build_object(
+    'organization_id', k.organization_id,
+    'credential_id', k.id,
+    'kind', k.kind,
+    'user_id', case when k.kind = 'personal' then p.id end,
+    'role', eff_role,
+    'key_role', case when eff_role in ('manager', 'member') then upper(eff_role) end,
+    'location_ids', to_jsonb(loc_ids),
+    'powers', case when eff_role = 'manager' then to_jsonb(powers) end,
+    'scopes', to_jsonb(k.scopes),
+    'records_level', records_level,
+    'sms_enabled', sms_enabled,
+    'settings', settings
+  );
+end $$;
+
+ALTER FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION authenticate(key_hash bytea, required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, member_access text, manager_power text) IS 'Resolves a key hash, sets the svc.* claims for the transaction, enforces the operation''s requirements (app_hidden.requirement_refusal), and answers the claims with the exact settings it set (settings).';
+
+--
+-- Name: authorize_internal_graphql(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.authorize_internal_graphql() RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  -- the read scopes of the catalog (src/auth/scopes.ts), in its order
+  read_scopes constant text[] := array['contacts:read', 'sequences:read', 'appointments:read',
+    'conversations:read', 'calls:read', 'audiences:read', 'forms:read'];
+  missing text;
+begin
+  select s into missing from unnest(read_scopes) with ordinality as r(s, n)
+   where not (s = any(app_hidden.current_scopes()))
+   order by n
+   limit 1;
+  if missing is not null then
+    perform app_hidden.raise_error(403, 'insufficient_scope',
+      format('Internal GraphQL needs every read scope; this credential lacks %s', missing),
+      jsonb_build_object('required', missing));
+  end if;
+
+  if not (coalesce(app_hidden.current_role() in ('organization', 'owner', 'admin'), false)
+          and app_hidden.current_reaches_all_locations()
+          and app_hidden.current_records_level() = 'all'
+          and coalesce(app_hidden.current_sees_contact_details(), false)
+          and app_hidden.current_has_power('contacts')
+          and app_hidden.current_has_power('sequences')
+          and app_hidden.current_has_power('appointments')
+          and app_hidden.current_has_power('staff')) then
+    perform app_hidden.raise_error(403, 'insufficient_role',
+      'Internal GraphQL is for credentials that reach the whole organization with every field: '
+      || 'an organization key without a role or location limits, or an owner''s or admin''s personal key');
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.authorize_internal_graphql() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION authorize_internal_graphql(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.authorize_internal_graphql() IS 'Raises 403 unless the current credential may use internal GraphQL over HTTP: every read scope (insufficient_scope, naming the first missing), and the whole organization, all records, contact details and every manager power (insufficient_role). Called right after app_hidden.authenticate.';
+
+--
+-- Name: authorize_mcp(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.authorize_mcp(requirements jsonb) RETURNS text[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if not exists (select 1 from app_public.organizations o
+                  where o.id = app_hidden.current_org_id() and o.mcp_enabled) then
+    perform app_hidden.raise_error(404, 'not_found', 'MCP endpoint not found');
+  end if;
+  return array(
+    select r->>'operation_id'
+      from jsonb_array_elements(requirements) with ordinality as x(r, n)
+     where app_hidden.requirement_refusal(r->>'scope', r->>'member_access', r->>'manager_power') is null
+     order by n);
+end $$;
+
+ALTER FUNCTION app_hidden.authorize_mcp(requirements jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION authorize_mcp(requirements jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) IS 'Raises 404 while the current organization has MCP turned off; else answers the operation ids of requirements ([{operation_id, scope, member_access, manager_power}]) the current claims meet. Called right after app_hidden.authenticate.';
+
+--
+-- Name: check_custom_fields(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.check_custom_fields(field_values jsonb) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  entry record;
+  field app_public.custom_fields;
+begin
+  if field_values is null then
+    return;
+  end if;
+  if jsonb_typeof(field_values) <> 'object' then
+    perform app_hidden.raise_error(400, 'bad_request', 'custom_fields must be an object');
+  end if;
+  for entry in select key, value from jsonb_each(field_values) order by key loop
+    select * into field from app_public.custom_fields f
+     where f.organization_id = app_hidden.current_org_id() and f.key = entry.key and f.enabled;
+    if not found then
+      perform app_hidden.raise_error(400, 'bad_request',
+        format('custom_fields.%s: not an enabled custom field of the organization', entry.key),
+        jsonb_build_object('field', 'custom_fields.' || entry.key));
+    end if;
+    if jsonb_typeof(entry.value) <> 'null'
+       and not app_hidden.custom_field_value_fits(field.type, field.options, entry.value) then
+      perform app_hidden.raise_error(400, 'bad_request',
+        format('custom_fields.%s: the value does not fit a %s field%s', entry.key, field.type,
+               case when field.type = 'select' then ' (one of ' || field.options::text || ')' else '' end),
+        jsonb_build_object('field', 'custom_fields.' || entry.key));
+    end if;
+  end loop;
+end $$;
+
+ALTER FUNCTION app_hidden.check_custom_fields(field_values jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION check_custom_fields(field_values jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.check_custom_fields(field_values jsonb) IS 'Raises 400 naming the first custom_fields key that is not an enabled field or whose value does not fit its type.';
+
+--
+-- Name: contact_card(app_public.contacts); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contact_card(c app_public.contacts) RETURNS jsonb
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select jsonb_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone)
+$$;
+
+ALTER FUNCTION app_hidden.contact_card(c app_public.contacts) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contact_card(c app_public.contacts); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contact_card(c app_public.contacts) IS 'The fields every reader of a contact may see: id, name, email, phone.';
+
+--
+-- Name: contact_for_caller(app_public.contacts); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contact_for_caller(c app_public.contacts) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app_hidden.current_sees_contact_details() then app_hidden.contact_json(c)
+              else app_hidden.contact_card(c) end
+$$;
+
+ALTER FUNCTION app_hidden.contact_for_caller(c app_public.contacts) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contact_for_caller(c app_public.contacts); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contact_for_caller(c app_public.contacts) IS 'A contact in full or as a card, as the current credential may read it.';
+
+--
+-- Name: contact_for_write(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contact_for_write(contact_id uuid) RETURNS app_public.contacts
+    LANGUAGE plpgsql
+    AS $$
+declare
+  c app_public.contacts;
+begin
+  select * into c from app_public.contacts
+   where organization_id = app_hidden.current_org_id() and id = contact_for_write.contact_id
+     for update;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+  return c;
+end $$;
+
+ALTER FUNCTION app_hidden.contact_for_write(contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contact_for_write(contact_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contact_for_write(contact_id uuid) IS 'Locks and returns a contact the credential may change; 404 when absent or out of reach.';
+
+--
+-- Name: contact_json(app_public.contacts); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contact_json(c app_public.contacts) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select app_hidden.contacts_json(array[c]) -> 0
+$$;
+
+ALTER FUNCTION app_hidden.contact_json(c app_public.contacts) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contact_json(c app_public.contacts); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contact_json(c app_public.contacts) IS 'A contact read under the caller''s policies, as app_hidden.contacts_json renders it.';
+
+--
+-- Name: contact_search_text(text, public.citext, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contact_search_text(name text, email public.citext, phone text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select coalesce(name, '') || E'\n' || coalesce(email::text, '') || E'\n' || coalesce(phone, '')
+$$;
+
+ALTER FUNCTION app_hidden.contact_search_text(name text, email public.citext, phone text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contact_search_text(name text, email public.citext, phone text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contact_search_text(name text, email public.citext, phone text) IS 'Name, email and phone of a contact as one text: the expression of the contacts_org_search trigram index.';
+
+--
+-- Name: contact_tag_names(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contact_tag_names(contact_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return coalesce((select jsonb_agg(t.name order by t.name)
+                     from app_public.contact_tags ct
+                     join app_public.tags t on t.organization_id = ct.organization_id and t.id = ct.tag_id
+                    where ct.organization_id = app_hidden.current_org_id() and ct.contact_id = contact_tag_names.contact_id),
+                  '[]');
+end $$;
+
+ALTER FUNCTION app_hidden.contact_tag_names(contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contact_tag_names(contact_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contact_tag_names(contact_id uuid) IS 'The contact''s tag names, sorted.';
+
+--
+-- Name: contacts_json(app_public.contacts[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contacts_json(contacts app_public.contacts[]) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  reach uuid[] := app_hidden.current_location_ids();
+begin
+  return (
+    select coalesce(jsonb_agg(jsonb_build_object('id', c.id,
+        'name', c.name,
+        'email', c.email,
+        'phone', c.phone,
+        'stage_id', c.stage_id,
+        'stage', (select jsonb_build_object('id', s.id, 'name', s.name) from app_public.pipeline_stages s
+                 where s.organization_id = c.organization_id and s.id = c.stage_id),
+        'tags', coalesce((select jsonb_agg(t.name order by t.name) from app_public.contact_tags ct
+                          join app_public.tags t on t.organization_id = ct.organization_id and t.id = ct.tag_id
+                         where ct.organization_id = c.organization_id and ct.contact_id = c.id), '[]'),
+        'custom_fields', c.field_values,
+        'notes_count', c.notes_count,
+        'location_ids', coalesce((select jsonb_agg(cl.location_id order by cl.location_id) from app_public.contact_locations cl
+                                 where cl.organization_id = c.organization_id and cl.contact_id = c.id
+                                   and (reach is null or cl.location_id = any(reach))), '[]'),
+        'sms_consent', c.sms_consent,
+        'sms_consent_at', c.sms_consent_at,
+        'email_suppressed', c.email is not null and exists (
+        select 1 from app_public.email_suppressions es where es.organization_id = c.organization_id and es.email = c.email_key),
+        'sms_opted_out', c.phone is not null and exists (
+        select 1 from app_public.sms_opt_outs so
+         where so.organization_id = c.organization_id and so.phone = c.phone and so.ended_at is null),
+        'total_calls', c.total_calls,
+        'first_seen_at', c.first_seen_at,
+        'last_seen_at', c.last_seen_at,
+        'created_at', c.created_at,
+        'updated_at', c.updated_at)
+      order by c.ordinality), '[]')
+      from unnest(contacts) with ordinality as c
+     where c.organization_id = org);
+end $$;
+
+ALTER FUNCTION app_hidden.contacts_json(contacts app_public.contacts[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_json(contacts app_public.contacts[]); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contacts_json(contacts app_public.contacts[]) IS 'Contacts read under the caller''s policies, in order, with the fields of app_private.contact_fields (generated from it): stage, tags, custom fields, notes count, locations in reach, suppression state, and what other areas register.';
+
+--
+-- Name: contacts_matching(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contacts_matching(pattern text, digits text) RETURNS TABLE(id uuid, name text, last_seen_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 100
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  p text[];
+begin
+  if digits is null then
+    p := app_hidden.search_pieces(pattern);
+    return query
+      select c.id, c.name, c.last_seen_at from app_public.contacts c
+       where app_hidden.contact_search_text(c.name, c.email, c.phone) ilike p[1]
+         and app_hidden.contact_search_text(c.name, c.email, c.phone) ilike p[2]
+         and app_hidden.contact_search_text(c.name, c.email, c.phone) ilike p[3]
+         and c.organization_id = app_hidden.current_org_id()
+         and (c.name ilike pattern or c.email::text ilike pattern or c.phone ilike pattern);
+  else
+    -- A phone-like q ("555-123"): its digits are looked up by their pieces; its text, whose
+    -- pieces are short runs of digits common in every phone number, whole (its trigrams
+    -- include where each run starts and ends, which are rare in names and emails).
+    p := app_hidden.search_pieces(digits);
+    return query
+      select c.id, c.name, c.last_seen_at from app_public.contacts c
+       where (app_hidden.contact_search_text(c.name, c.email, c.phone) ilike pattern
+              or (app_hidden.contact_search_text(c.name, c.email, c.phone) ilike p[1]
+                  and app_hidden.contact_search_text(c.name, c.email, c.phone) ilike p[2]
+                  and app_hidden.contact_search_text(c.name, c.email, c.phone) ilike p[3]))
+         and c.organization_id = app_hidden.current_org_id()
+         and (c.name ilike pattern or c.email::text ilike pattern or c.phone ilike pattern or c.phone like digits);
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.contacts_matching(pattern text, digits text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_matching(pattern text, digits text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contacts_matching(pattern text, digits text) IS 'Trigram matches of contacts_search q in the current organization (id and sort keys only; contacts_search filters them by the caller''s policies).';
+
+--
+-- Name: contacts_process_events(uuid, jsonb, jsonb, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  given jsonb := coalesce(fields, '{}');
+  cancelled text;
+  e jsonb;
+  subscribers uuid[];
+  receipt jsonb;
+  answer jsonb := '{}';
+begin
+  if org is null or not app_hidden.current_reaches_all_locations() or app_hidden.current_records_level() <> 'all'
+     or not app_hidden.current_has_power('contacts') then
+    perform app_hidden.raise_error(403, 'insufficient_role',
+      'Upserting contacts needs a credential that reaches the whole organization with the contacts power');
+  end if;
+  if not exists (select 1 from app_public.contacts c where c.organization_id = org and c.id = contacts_process_events.contact_id) then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+
+  for cancelled in select value from jsonb_array_elements_text(coalesce(cancel_events, '[]')) loop
+    subscribers := app_private.event_subscribers(cancelled, given, false);
+    if cardinality(subscribers) > 0 then
+      insert into app_private.contact_events (organization_id, contact_id, kind, event, fields, subscription_ids)
+      values (org, contacts_process_events.contact_id, 'cancel', cancelled, given, subscribers);
+    end if;
+  end loop;
+
+  for e in select value from jsonb_array_elements(coalesce(events, '[]')) loop
+    receipt := null;
+    if e->>'key' is not null then
+      select ce.receipt into receipt from app_private.contact_events ce
+       where ce.organization_id = org and ce.kind = 'fire' and ce.event = e->>'name' and ce.key = e->>'key';
+    end if;
+    if receipt is null then
+      subscribers := app_private.event_subscribers(e->>'name', given, true);
+      if cardinality(subscribers) = 0 then
+        receipt := jsonb_build_object('status', 'no_subscriber', 'key', e->>'key');
+      elsif e->>'key' is null then
+        receipt := jsonb_build_object('status', 'legacy_unverified', 'key', null);
+        insert into app_private.contact_events (organization_id, contact_id, kind, event, fields, subscription_ids, receipt)
+        values (org, contacts_process_events.contact_id, 'fire', e->>'name', given, subscribers, receipt);
+      else
+        insert into app_private.contact_events (organization_id, contact_id, kind, event, key, fields, subscription_ids, receipt)
+        values (org, contacts_process_events.contact_id, 'fire', e->>'name', e->>'key', given, subscribers,
+                jsonb_build_object('status', 'accepted', 'key', e->>'key'))
+        on conflict (organization_id, event, key) where kind = 'fire' and key is not null do nothing
+        returning contact_events.receipt into receipt;
+        -- a concurrent upsert accepted the same key first (and has committed)
+        if receipt is null then
+          select ce.receipt into receipt from app_private.contact_events ce
+           where ce.organization_id = org and ce.kind = 'fire' and ce.event = e->>'name' and ce.key = e->>'key';
+        end if;
+      end if;
+    end if;
+    if e->>'name' = 'assessment_abandoned' and not answer ? 'assessmentAbandonment' then
+      answer := jsonb_build_object('assessmentAbandonment', receipt);
+    end if;
+  end loop;
+  return answer;
+end $$;
+
+ALTER FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb) IS 'Processes the cancel_events, then the events, of a contacts_upsert against app_private.event_subscriptions, recording what some subscription takes in app_private.contact_events; answers receipts to merge into its response (assessmentAbandonment: accepted, no_subscriber, legacy_unverified).';
+
+--
+-- Name: contacts_upsert_row(public.citext, text, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb) RETURNS app_public.contacts
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  org uuid := app_hidden.current_org_id();
+  c app_public.contacts;
+begin
+  if org is null or not app_hidden.current_reaches_all_locations() or app_hidden.current_records_level() <> 'all'
+     or not app_hidden.current_has_power('contacts') then
+    perform app_hidden.raise_error(403, 'insufficient_role',
+      'Upserting contacts needs a credential that reaches the whole organization with the contacts power');
+  end if;
+  if contacts_upsert_row.phone is not null and exists (
+      select 1 from app_public.contacts x
+       where x.organization_id = org and x.phone = contacts_upsert_row.phone
+         and x.email_key is distinct from lower(contacts_upsert_row.email::text)) then
+    perform app_hidden.raise_error(409, 'conflict', 'Another contact already uses this phone number');
+  end if;
+
+  insert into app_public.contacts as x (organization_id, email, name, phone, field_values)
+  values (org, contacts_upsert_row.email, contacts_upsert_row.name, contacts_upsert_row.phone,
+          jsonb_strip_nulls(coalesce(custom_fields, '{}')))
+  on conflict (organization_id, email_key) do update
+     set name = coalesce(excluded.name, x.name),
+         phone = coalesce(excluded.phone, x.phone),
+         field_values = jsonb_strip_nulls(x.field_values || coalesce(custom_fields, '{}')),
+         last_seen_at = now(),
+         updated_at = now()
+  returning * into c;
+  return c;
+end $$;
+
+ALTER FUNCTION app_hidden.contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb) IS 'The contact row of contacts_upsert, written as the owner for a caller that reaches the whole organization (403 otherwise); 409 on another contact''s phone.';
+
+--
+-- Name: current_credential_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_credential_id() RETURNS uuid
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select nullif(current_setting('svc.credential_id', true), '')::uuid
+$$;
+
+ALTER FUNCTION app_hidden.current_credential_id() OWNER TO svc_owner;
+
+--
+-- Name: current_has_power(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_has_power(power text) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select app_hidden.current_role() in ('organization', 'owner', 'admin')
+      or (app_hidden.current_role() = 'manager' and power = any(app_hidden.current_powers()))
+$$;
+
+ALTER FUNCTION app_hidden.current_has_power(power text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_has_power(power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_has_power(power text) IS 'Whether the credential holds a manager power (organization-wide credentials hold them all).';
+
+--
+-- Name: current_in_reach(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_in_reach(location_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select app_hidden.current_reaches_all_locations()
+      or location_id = any(app_hidden.current_location_ids())
+$$;
+
+ALTER FUNCTION app_hidden.current_in_reach(location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_in_reach(location_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_in_reach(location_id uuid) IS 'Whether a location is within the credential''s reach.';
+
+--
+-- Name: current_location_ids(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_location_ids() RETURNS uuid[]
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select case
+    when current_setting('svc.location_ids', true) = '*' then null
+    else coalesce(nullif(current_setting('svc.location_ids', true), '')::uuid[], '{}')
+  end
+$$;
+
+ALTER FUNCTION app_hidden.current_location_ids() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_location_ids(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_location_ids() IS 'Locations a location-bound credential reaches; NULL when it reaches the whole organization, empty when unset.';
+
+--
+-- Name: current_org_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_org_id() RETURNS uuid
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select nullif(current_setting('svc.organization_id', true), '')::uuid
+$$;
+
+ALTER FUNCTION app_hidden.current_org_id() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_org_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_org_id() IS 'Organization of the current credential; NULL (sees nothing) when unset.';
+
+--
+-- Name: current_own_client_ids(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_own_client_ids() RETURNS uuid[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return coalesce((select array_agg(distinct o.contact_id)
+                     from app_private.own_clients o
+                    where o.organization_id = app_hidden.current_org_id()
+                      and o.person_id = app_hidden.current_user_id()), '{}');
+end $$;
+
+ALTER FUNCTION app_hidden.current_own_client_ids() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_own_client_ids(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_own_client_ids() IS 'Contacts that are the acting person''s own clients (own-records level): app_private.own_clients, from every source.';
+
+--
+-- Name: current_powers(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_powers() RETURNS text[]
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select coalesce(nullif(current_setting('svc.powers', true), '')::text[], '{}')
+$$;
+
+ALTER FUNCTION app_hidden.current_powers() OWNER TO svc_owner;
+
+--
+-- Name: current_reaches_all_locations(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_reaches_all_locations() RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select coalesce(current_setting('svc.location_ids', true) = '*', false)
+$$;
+
+ALTER FUNCTION app_hidden.current_reaches_all_locations() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_reaches_all_locations(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_reaches_all_locations() IS 'True only when the credential explicitly reaches the whole organization.';
+
+--
+-- Name: current_records_level(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_records_level() RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select coalesce(nullif(current_setting('svc.records_level', true), ''), 'all')
+$$;
+
+ALTER FUNCTION app_hidden.current_records_level() OWNER TO svc_owner;
+
+--
+-- Name: current_role(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden."current_role"() RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select nullif(current_setting('svc.role', true), '')
+$$;
+
+ALTER FUNCTION app_hidden."current_role"() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION "current_role"(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden."current_role"() IS 'Effective role: organization (key with no role), owner, admin, manager or member.';
+
+--
+-- Name: current_scopes(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_scopes() RETURNS text[]
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select coalesce(nullif(current_setting('svc.scopes', true), '')::text[], '{}')
+$$;
+
+ALTER FUNCTION app_hidden.current_scopes() OWNER TO svc_owner;
+
+--
+-- Name: current_sees_contact_details(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_sees_contact_details() RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select app_hidden.current_has_power('contacts')
+$$;
+
+ALTER FUNCTION app_hidden.current_sees_contact_details() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_sees_contact_details(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_sees_contact_details() IS 'Whether the credential reads a contact in full (stage, tags, custom fields, notes count, captured fields); a MEMBER, and a MANAGER without the contacts power, read only id, name, email and phone.';
+
+--
+-- Name: current_sms_enabled(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_sms_enabled() RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select coalesce(nullif(current_setting('svc.sms_enabled', true), '')::boolean, false)
+$$;
+
+ALTER FUNCTION app_hidden.current_sms_enabled() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_sms_enabled(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_sms_enabled() IS 'Whether the credential may text (a MEMBER''s SMS setting; a MEMBER key never); false when unset.';
+
+--
+-- Name: current_user_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_user_id() RETURNS uuid
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select nullif(current_setting('svc.user_id', true), '')::uuid
+$$;
+
+ALTER FUNCTION app_hidden.current_user_id() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_user_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_user_id() IS 'Person the credential acts for; NULL for organization keys.';
+
+--
+-- Name: custom_field_value_fits(text, jsonb, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $_$
+  select case type
+    when 'number' then jsonb_typeof(value) = 'number'
+    when 'currency' then jsonb_typeof(value) = 'number'
+    when 'boolean' then jsonb_typeof(value) = 'boolean'
+    when 'date' then jsonb_typeof(value) = 'string'
+      and (value #>> '{}') ~ '^\d{4}-\d{2}-\d{2}$' and app_hidden.is_date(value #>> '{}')
+    when 'datetime' then jsonb_typeof(value) = 'string'
+      and (value #>> '{}') ~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$'
+      and app_hidden.is_timestamptz(value #>> '{}')
+    when 'select' then jsonb_typeof(value) = 'string' and coalesce(options @> jsonb_build_array(value), false)
+    else jsonb_typeof(value) = 'string' and length(value #>> '{}') <= 10000
+  end
+$_$;
+
+ALTER FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION custom_field_value_fits(type text, options jsonb, value jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) IS 'Type check of a custom field value: number/currency a JSON number, boolean, date YYYY-MM-DD, datetime ISO 8601 with offset, select one of options, text a string.';
+
+--
+-- Name: idempotency_begin(text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) RETURNS record
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  r app_private.idempotency_keys;
+  cred uuid := app_hidden.current_credential_id();
+  lock bigint;
+  -- a write runs as one statement right after its claim; 0 (no limit) leaves only the lock
+  run_limit interval := nullif((select s.setting::bigint from pg_catalog.pg_settings s where s.name = 'statement_timeout'), 0)
+    * interval '1 millisecond';
+begin
+  if cred is null then
+    perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
+  end if;
+  lock := app_private.idempotency_lock_key(cred, idempotency_begin.operation_id, idempotency_begin.key);
+  settled := false;
+  loop
+    insert into app_private.idempotency_keys as k
+      (credential_id, operation_id, key, organization_id, fingerprint, state, created_at)
+    values (cred, idempotency_begin.operation_id, idempotency_begin.key, app_hidden.current_org_id(),
+            idempotency_begin.fingerprint, 'running', at)
+    on conflict on constraint idempotency_keys_pkey do update
+       set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
+           response_body = null, created_at = excluded.created_at, updated_at = now()
+     where k.created_at <= excluded.created_at - interval '24 hours'
+    returning * into r;
+    if found then
+      -- A new call (or an expired key started over). The lock is taken before the claim
+      -- commits, so no one sees it running without its owner's lock. It is free unless a
+      -- colliding key's call holds it; then this waits for that call.
+      perform pg_advisory_lock(lock);
+      lock_key := lock;
+      return;
+    end if;
+    -- ON CONFLICT locked the existing row even though it did not update it: until this
+    -- transaction ends, its first call can neither record its answer nor free the key.
+    select * into r from app_private.idempotency_keys k
+     where k.credential_id = cred and k.operation_id = idempotency_begin.operation_id and k.key = idempotency_begin.key;
+    exit when found;
+    -- the first call rolled back and freed the key between the two statements: claim it
+  end loop;
+  if r.fingerprint <> idempotency_begin.fingerprint then
+    perform app_hidden.raise_error(409, 'idempotency_key_reused',
+      'This idempotency_key was used with other details (or different access); use a new key');
+  elsif r.state = 'running' then
+    -- Its owner unlocks only after its write committed or rolled back, and neither can have
+    -- happened while this transaction holds the row: a free lock means the owner is gone.
+    if pg_try_advisory_xact_lock(lock) or r.created_at <= at - run_limit then
+      update app_private.idempotency_keys k set state = 'failed', updated_at = now()
+       where k.credential_id = cred and k.operation_id = idempotency_begin.operation_id and k.key = idempotency_begin.key;
+      settled := true;
+      return;
+    end if;
+    perform app_hidden.raise_error(409, 'idempotency_in_progress',
+      'The first call with this idempotency_key is still running; retry shortly');
+  elsif r.state = 'failed' then
+    perform app_hidden.raise_error(409, 'idempotency_outcome_unknown',
+      'The first call with this idempotency_key failed after starting and may have taken effect; read the state before retrying with a new key');
+  end if;
+  response_status := r.response_status;
+  response_body := r.response_body;
+end $$;
+
+ALTER FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) IS 'Claims an idempotency key for the current credential (holding its advisory lock), or returns the stored answer, or records a gone first call as unknown, or raises the 409 that applies.';
+
+--
+-- Name: idempotency_finish(text, text, integer, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  update app_private.idempotency_keys k
+     set state = 'done', response_status = status, response_body = body, updated_at = now()
+   where k.credential_id = app_hidden.current_credential_id()
+     and k.operation_id = idempotency_finish.operation_id and k.key = idempotency_finish.key
+     and k.state = 'running'
+$$;
+
+ALTER FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) OWNER TO svc_owner;
+
+--
+-- Name: idempotency_release(text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  delete from app_private.idempotency_keys k
+   where not outcome_unknown and k.credential_id = app_hidden.current_credential_id()
+     and k.operation_id = idempotency_release.operation_id and k.key = idempotency_release.key
+     and k.state = 'running';
+  update app_private.idempotency_keys k set state = 'failed', updated_at = now()
+   where outcome_unknown and k.credential_id = app_hidden.current_credential_id()
+     and k.operation_id = idempotency_release.operation_id and k.key = idempotency_release.key
+     and k.state = 'running';
+$$;
+
+ALTER FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) OWNER TO svc_owner;
+
+--
+-- Name: is_date(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.is_date(value text) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  perform value::date;
+  return true;
+exception when others then
+  return false;
+end $$;
+
+ALTER FUNCTION app_hidden.is_date(value text) OWNER TO svc_owner;
+
+--
+-- Name: is_timestamptz(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.is_timestamptz(value text) RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  perform value::timestamptz;
+  return true;
+exception when others then
+  return false;
+end $$;
+
+ALTER FUNCTION app_hidden.is_timestamptz(value text) OWNER TO svc_owner;
+
+--
+-- Name: like_anywhere(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.like_anywhere(value text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select '%' || replace(replace(replace(value, '\', '\\'), '%', '\%'), '_', '\_') || '%'
+$$;
+
+ALTER FUNCTION app_hidden.like_anywhere(value text) OWNER TO svc_owner;
+
+--
+-- Name: contact_notes; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.contact_notes (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    contact_id uuid NOT NULL,
+    body text NOT NULL,
+    source text NOT NULL,
+    location_id uuid,
+    author_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT contact_notes_body_check CHECK (((length(body) >= 1) AND (length(body) <= 20000))),
+    CONSTRAINT contact_notes_check CHECK (((source <> 'location_private'::text) OR (location_id IS NOT NULL))),
+    CONSTRAINT contact_notes_source_check CHECK ((source = ANY (ARRAY['user'::text, 'system'::text, 'integration'::text, 'location_private'::text])))
+);
+
+ALTER TABLE app_public.contact_notes OWNER TO svc_owner;
+
+--
+-- Name: TABLE contact_notes; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.contact_notes IS 'Notes are written once and never edited. location_private notes (dashboard at one location, or synced from an external CRM) are never listed but are counted.';
+
+--
+-- Name: note_json(app_public.contact_notes); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.note_json(n app_public.contact_notes) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return jsonb_build_object('id', n.id, 'contact_id', n.contact_id, 'body', n.body, 'source', n.source,
+                            'created_at', n.created_at)
+      || coalesce((select jsonb_build_object('author', jsonb_build_object('id', p.id, 'name', p.name))
+                     from app_public.people p where p.organization_id = n.organization_id and p.id = n.author_id), '{}');
+end $$;
+
+ALTER FUNCTION app_hidden.note_json(n app_public.contact_notes) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION note_json(n app_public.contact_notes); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.note_json(n app_public.contact_notes) IS 'A note as the API shows it; author only when a team member wrote it.';
+
+--
+-- Name: page_error(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.page_error(param text, message text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app_hidden.raise_error(400, 'bad_request', format('query.%s: %s', param, message),
+    jsonb_build_object('issues', jsonb_build_array(jsonb_build_object('path', 'query.' || param, 'message', message))));
+end $$;
+
+ALTER FUNCTION app_hidden.page_error(param text, message text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION page_error(param text, message text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.page_error(param text, message text) IS 'Raises 400 bad_request naming query.<param>, with the issues list a validation error carries.';
+
+--
+-- Name: page_limit(integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.page_limit(page_size integer) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  if page_size < 1 then
+    perform app_hidden.page_error('limit', 'Too small: expected number to be >=1');
+  elsif page_size > 100 then
+    perform app_hidden.page_error('limit', 'Too big: expected number to be <=100');
+  end if;
+  return coalesce(page_size, 25);
+end $$;
+
+ALTER FUNCTION app_hidden.page_limit(page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION page_limit(page_size integer); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.page_limit(page_size integer) IS 'The page size to answer: 25 when NULL; 400 naming query.limit outside 1 to 100 (spec: Limits).';
+
+--
+-- Name: page_number(integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.page_number(page integer) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  if page < 1 then
+    perform app_hidden.page_error('page', 'Too small: expected number to be >=1');
+  end if;
+  return coalesce(page, 1);
+end $$;
+
+ALTER FUNCTION app_hidden.page_number(page integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION page_number(page integer); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.page_number(page integer) IS 'The page to answer: 1 when NULL; 400 naming query.page below 1 (spec: Limits).';
+
+--
+-- Name: queue_message(text, text, text, text, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.queue_message(channel text, recipient text, subject text, body text, sender text DEFAULT NULL::text, meta jsonb DEFAULT '{}'::jsonb) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  org app_public.organizations;
+  message_id uuid;
+begin
+  select * into org from app_public.organizations where id = app_hidden.current_org_id();
+  if not found then
+    perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
+  end if;
+  insert into app_private.outgoing_messages (organization_id, channel, sender, recipient, subject, body, meta)
+  values (org.id, channel, coalesce(sender, case channel
+            when 'email' then 'no-reply@' || coalesce(org.sending_email_domain, 'localhost')
+            else org.default_sms_number end),
+          recipient, subject, body, coalesce(meta, '{}'))
+  returning id into message_id;
+  perform app_private.add_job('deliver_message',
+    jsonb_build_object('organization_id', org.id, 'message_id', message_id),
+    job_key => 'message:' || message_id);
+  return message_id;
+end $$;
+
+ALTER FUNCTION app_hidden.queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb) IS 'Queues an email or SMS of the current organization and its delivery job, in the caller''s transaction.';
+
+--
+-- Name: raise_error(integer, text, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.raise_error(status integer, code text, message text, extra jsonb DEFAULT NULL::jsonb) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  raise exception using
+    errcode = 'SV' || status::text,
+    message = code,
+    detail = message,
+    hint = coalesce(extra::text, '');
+end $$;
+
+ALTER FUNCTION app_hidden.raise_error(status integer, code text, message text, extra jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION raise_error(status integer, code text, message text, extra jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.raise_error(status integer, code text, message text, extra jsonb) IS 'Raises an API error: SQLSTATE SV<status>, message = error code, detail = human message, hint = extra envelope fields as JSON.';
+
+--
+-- Name: rate_limit_add(timestamp with time zone, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.rate_limit_add(window_start timestamp with time zone, counts jsonb) RETURNS TABLE(client text, route text, hits integer)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  delete from app_private.rate_limit_windows w where w.window_start < rate_limit_add.window_start - interval '2 minutes';
+  return query
+  insert into app_private.rate_limit_windows as w (window_start, client, route, hits)
+  select rate_limit_add.window_start, c.client, c.route, c.hits
+    from jsonb_to_recordset(counts) as c (client text, route text, hits int)
+  on conflict on constraint rate_limit_windows_pkey do update set hits = w.hits + excluded.hits
+  returning w.client, w.route, w.hits;
+end $$;
+
+ALTER FUNCTION app_hidden.rate_limit_add(window_start timestamp with time zone, counts jsonb) OWNER TO svc_owner;
+
+--
+-- Name: require_contact(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.require_contact(contact_id uuid) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  perform 1 from app_public.contacts
+   where organization_id = app_hidden.current_org_id() and id = require_contact.contact_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.require_contact(contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION require_contact(contact_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.require_contact(contact_id uuid) IS 'Raises 404 unless the credential can read the contact.';
+
+--
+-- Name: require_static(app_public.audiences); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.require_static(a app_public.audiences) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  if a.kind <> 'static' then
+    perform app_hidden.raise_error(400, 'bad_request',
+      'This audience is dynamic: its definition decides its contacts. Only a static audience takes members');
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.require_static(a app_public.audiences) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION require_static(a app_public.audiences); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.require_static(a app_public.audiences) IS '400 unless the audience is static (only those take members).';
+
+--
+-- Name: requirement_refusal(text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  acting text := app_hidden.current_role();
+begin
+  if required_scope is not null and not (required_scope = any(app_hidden.current_scopes())) then
+    return jsonb_build_object('status', 403, 'error', 'insufficient_scope',
+      'message', format('This credential lacks the %s scope', required_scope),
+      'extra', jsonb_build_object('required', required_scope));
+  end if;
+  if acting = 'manager' then
+    if manager_power is not null and not (manager_power = any(app_hidden.current_powers())) then
+      return jsonb_build_object('status', 403, 'error', 'insufficient_role',
+        'message', format('A manager needs the %s power for this operation', manager_power));
+    elsif manager_power is null and member_access = 'deny' then
+      return jsonb_build_object('status', 403, 'error', 'insufficient_role',
+        'message', 'A manager cannot call this operation');
+    end if;
+  elsif acting = 'member' then
+    if member_access = 'deny' then
+      return jsonb_build_object('status', 403, 'error', 'insufficient_role',
+        'message', 'A member cannot call this operation');
+    elsif member_access = 'sms_setting' and not app_hidden.current_sms_enabled() then
+      return jsonb_build_object('status', 403, 'error', 'insufficient_role',
+        'message', 'Texting is turned off for this member');
+    end if;
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION requirement_refusal(required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) IS 'Whether the current claims meet an operation''s requirements (scope, member access, manager power): null, or the refusal as {status, error, message, extra}. Scope is checked first, so insufficient_scope names the scope.';
+
+--
+-- Name: search_pieces(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.search_pieces(pattern text) RETURNS text[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  chosen text[];
+begin
+  if not exists (select 1 from app_private.search_trigrams) then
+    return array[pattern, pattern, pattern];
+  end if;
+  with pieces as materialized (
+    -- each distinct piece once, from its first word; pieces never counted are rarer than the
+    -- sample could see
+    select p.piece, p.word, p.position,
+           coalesce((select t.share from app_private.search_trigrams t where t.trigram = p.piece), 0.00001) as share
+      from (select distinct on (piece) substr(w.run[1], i, 3) as piece, w.n as word, i as position
+              from regexp_matches(lower(pattern), '[a-z0-9]+', 'g') with ordinality as w(run, n)
+             cross join lateral generate_series(1, length(w.run[1]) - 2) i
+             order by piece, w.n, i) p)
+  select array_remove(array[
+           '%' || a.piece || '%',
+           case when a.share * (1 - b.effective) > b.share / 300 then '%' || b.piece || '%' end,
+           case when a.share * (1 - b.effective) > b.share / 300
+                 and a.share * b.effective * (1 - d.effective) > d.share / 300 then '%' || d.piece || '%' end], null)
+    into chosen
+    from (select * from pieces order by share, word, position limit 1) a
+    -- a piece of a word already chosen from narrows far less than its share says
+    left join lateral (
+      select x.piece, x.word, x.share, case when x.word = a.word then sqrt(x.share) else x.share end as effective
+        from pieces x where x.piece <> a.piece
+       order by effective, x.word, x.position limit 1) b on true
+    left join lateral (
+      select y.piece, y.share, case when y.word in (a.word, b.word) then sqrt(y.share) else y.share end as effective
+        from pieces y where y.piece <> a.piece and y.piece <> b.piece
+       order by effective, y.word, y.position limit 1) d on true;
+  if coalesce(cardinality(chosen), 0) = 0 then
+    return array[pattern, pattern, pattern];
+  end if;
+  -- three patterns for one fixed statement; the index reads a repeated piece once
+  return chosen || array_fill(chosen[cardinality(chosen)], array[3 - cardinality(chosen)]);
+end $$;
+
+ALTER FUNCTION app_hidden.search_pieces(pattern text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION search_pieces(pattern text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.search_pieces(pattern text) IS 'Up to three rare pieces of a search pattern as LIKE patterns (repeated to three), or the pattern itself three times.';
+
+--
+-- Name: add_job(text, jsonb, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text DEFAULT NULL::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform graphile_worker.add_job(identifier, payload::json, job_key => job_key, run_at => run_at);
+end $$;
+
+ALTER FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone) IS 'graphile_worker.add_job for our own security-definer functions; owned by svc_owner, never granted to request roles.';
+
+--
+-- Name: define_contacts_json(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.define_contacts_json() RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  -- jsonb_build_object takes at most 100 arguments: 50 fields per call, the calls joined by ||
+  objects text;
+begin
+  select string_agg(format('jsonb_build_object(%s)', pairs), E'\n      || ' order by chunk) into objects
+    from (select chunk, string_agg(format('%L, %s', name, expression), E',\n        ' order by position, name) as pairs
+            from (select f.*, (row_number() over (order by position, name) - 1) / 50 as chunk
+                    from app_private.contact_fields f) numbered
+           group by chunk) chunks;
+  execute format($define$
+create or replace function app_hidden.contacts_json(contacts app_public.contacts[]) returns jsonb
+language plpgsql stable security definer
+set search_path to pg_catalog, public, pg_temp as $renderer$
+declare
+  org uuid := app_hidden.current_org_id();
+  reach uuid[] := app_hidden.current_location_ids();
+begin
+  return (
+    select coalesce(jsonb_agg(%s
+      order by c.ordinality), '[]')
+      from unnest(contacts) with ordinality as c
+     where c.organization_id = org);
+end $renderer$
+$define$, coalesce(objects, $$'{}'::jsonb$$));
+  perform app_hidden.contacts_json('{}');
+end $_$;
+
+ALTER FUNCTION app_private.define_contacts_json() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION define_contacts_json(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.define_contacts_json() IS 'Generates app_hidden.contacts_json from app_private.contact_fields; run by the table''s trigger.';
+
+--
+-- Name: event_subscribers(text, jsonb, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.event_subscribers(event text, fields jsonb, count_filter boolean) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  answers numeric := case jsonb_typeof(fields->'user_message_count') when 'number' then (fields->>'user_message_count')::numeric end;
+begin
+  return array(
+    select s.id from app_private.event_subscriptions s
+     where s.organization_id = app_hidden.current_org_id() and s.event = event_subscribers.event
+       and (not count_filter or s.assessment_audience is null
+            or (s.assessment_audience = 'started' and answers > 0)
+            or (s.assessment_audience = 'never_started' and answers = 0))
+     order by s.id);
+end $$;
+
+ALTER FUNCTION app_private.event_subscribers(event text, fields jsonb, count_filter boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION event_subscribers(event text, fields jsonb, count_filter boolean); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.event_subscribers(event text, fields jsonb, count_filter boolean) IS 'Subscriptions of the current organization to an event; with count_filter, those whose assessment_audience the fields'' user_message_count meets.';
+
+--
+-- Name: idempotency_lock_key(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  -- operation ids hold no ':', so the parts cannot run into each other
+  select hashtextextended('svc.idempotency:' || credential_id::text || ':' || operation_id || ':' || key, 0)
+$$;
+
+ALTER FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION idempotency_lock_key(credential_id uuid, operation_id text, key text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) IS 'Advisory-lock key held by the connection running the first call of (credential, operation, idempotency key).';
+
+--
+-- Name: api_keys; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.api_keys (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    kind text NOT NULL,
+    name text,
+    created_by uuid NOT NULL,
+    role text,
+    scopes text[] NOT NULL,
+    powers text[] DEFAULT '{}'::text[] NOT NULL,
+    key_hash bytea NOT NULL,
+    revoked_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT api_keys_check CHECK (((kind = 'organization'::text) OR (role IS NULL))),
+    CONSTRAINT api_keys_key_hash_check CHECK ((length(key_hash) = 32)),
+    CONSTRAINT api_keys_kind_check CHECK ((kind = ANY (ARRAY['personal'::text, 'organization'::text]))),
+    CONSTRAINT api_keys_powers_check CHECK ((powers <@ ARRAY['contacts'::text, 'sequences'::text, 'appointments'::text, 'staff'::text])),
+    CONSTRAINT api_keys_role_check CHECK ((role = ANY (ARRAY['MANAGER'::text, 'MEMBER'::text])))
+);
+
+ALTER TABLE app_private.api_keys OWNER TO svc_owner;
+
+--
+-- Name: TABLE api_keys; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.api_keys IS 'Credentials. A personal key follows its person''s current role and locations; an organization key carries its own role, powers and locations, fixed at creation.';
+
+--
+-- Name: COLUMN api_keys.key_hash; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.api_keys.key_hash IS 'sha256 of the whole key (svc_sk_ + 32 characters); the key itself is never stored.';
+
+--
+-- Name: people; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.people (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    email public.citext NOT NULL,
+    role text NOT NULL,
+    powers text[] DEFAULT '{}'::text[] NOT NULL,
+    sms_enabled boolean DEFAULT true NOT NULL,
+    records_level text DEFAULT 'all'::text NOT NULL,
+    active boolean DEFAULT true NOT NULL,
+    agent_access boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT people_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT people_powers_check CHECK ((powers <@ ARRAY['contacts'::text, 'sequences'::text, 'appointments'::text, 'staff'::text])),
+    CONSTRAINT people_records_level_check CHECK ((records_level = ANY (ARRAY['all'::text, 'own'::text]))),
+    CONSTRAINT people_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'manager'::text, 'member'::text])))
+);
+
+ALTER TABLE app_public.people OWNER TO svc_owner;
+
+--
+-- Name: TABLE people; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.people IS 'A person and their membership of the organization: role, powers, settings.';
+
+--
+-- Name: COLUMN people.powers; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.people.powers IS 'Manager powers: contacts, sequences, appointments, staff (meaningful for managers only).';
+
+--
+-- Name: COLUMN people.records_level; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.people.records_level IS 'all, or own: a member who reads only their own appointments and clients.';
+
+--
+-- Name: COLUMN people.agent_access; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.people.agent_access IS 'While false, this person''s personal keys and OAuth tokens get 401 (an owner''s is always on).';
+
+--
+-- Name: person_may_hold_key(app_public.people, app_private.api_keys); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select p.active and (
+    p.role in ('owner', 'admin')
+    or (p.role = 'manager' and 'staff' = any(p.powers)
+        and k.role is not null
+        and k.powers <@ p.powers
+        and exists (select 1 from app_private.api_key_locations kl
+                    where kl.organization_id = k.organization_id and kl.api_key_id = k.id)
+        and not exists (
+          select 1 from app_private.api_key_locations kl
+          where kl.organization_id = k.organization_id and kl.api_key_id = k.id
+            and kl.location_id not in (select pl.location_id from app_public.person_locations pl
+                                        where pl.organization_id = p.organization_id
+                                          and pl.person_id = p.id))))
+$$;
+
+ALTER FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) OWNER TO svc_owner;
+
+--
+-- Name: refresh_search_trigrams(integer); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.refresh_search_trigrams(sample_rows integer DEFAULT 50000) RETURNS integer
+    LANGUAGE plpgsql
+    AS $_$
+declare
+  estimate real;
+  percent real;
+  counted int;
+begin
+  select reltuples into estimate from pg_catalog.pg_class where oid = 'app_public.contacts'::regclass;
+  if estimate is null or estimate < sample_rows then
+    percent := 100;
+  else
+    percent := 100 * sample_rows / estimate;
+  end if;
+  delete from app_private.search_trigrams;
+  with sample as materialized (
+    select lower(app_hidden.contact_search_text(c.name, c.email, c.phone)) as text
+      from app_public.contacts c tablesample system (percent)),
+  size as (select count(*) as n from sample)
+  insert into app_private.search_trigrams (trigram, share)
+  select p.piece, count(*)::real / (select n from size)
+    from sample s
+    cross join lateral (select distinct substr(s.text, i, 3) as piece from generate_series(1, length(s.text) - 2) i) p
+   where p.piece ~ '^[a-z0-9]{3}$'
+   group by p.piece;
+  get diagnostics counted = row_count;
+  return counted;
+end $_$;
+
+ALTER FUNCTION app_private.refresh_search_trigrams(sample_rows integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION refresh_search_trigrams(sample_rows integer); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.refresh_search_trigrams(sample_rows integer) IS 'Recounts app_private.search_trigrams from a sample of contacts; answers how many pieces it counted.';
+
+--
+-- Name: tg_contact_fields__define(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_contact_fields__define() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform app_private.define_contacts_json();
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_contact_fields__define() OWNER TO svc_owner;
+
+--
+-- Name: tg_contact_notes__count(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_contact_notes__count() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_public.contacts set notes_count = notes_count + 1
+   where organization_id = new.organization_id and id = new.contact_id;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_contact_notes__count() OWNER TO svc_owner;
+
+--
+-- Name: tg_people__revoke_keys(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_people__revoke_keys() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_private.api_keys k set revoked_at = now()
+   where k.organization_id = new.organization_id and k.created_by = new.id
+     and k.revoked_at is null
+     and ((k.kind = 'personal' and not new.active)
+          or (k.kind = 'organization' and not app_private.person_may_hold_key(new, k)));
+  return new;
+end $$;
+
+ALTER FUNCTION app_private.tg_people__revoke_keys() OWNER TO svc_owner;
+
+--
+-- Name: tg_person_locations__revoke_keys(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_person_locations__revoke_keys() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_private.api_keys k set revoked_at = now()
+    from app_public.people p
+   where p.organization_id = old.organization_id and p.id = old.person_id
+     and k.organization_id = p.organization_id and k.created_by = p.id
+     and k.kind = 'organization' and k.revoked_at is null
+     and not app_private.person_may_hold_key(p, k);
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_person_locations__revoke_keys() OWNER TO svc_owner;
+
+--
+-- Name: audiences_add_member(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_add_member(audience_id uuid, contact_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.audiences := app_hidden.audience_for(audience_id, false);
+begin
+  perform app_hidden.require_static(a);
+  perform app_hidden.require_contact(contact_id);
+  insert into app_public.audience_members (organization_id, audience_id, contact_id)
+  values (a.organization_id, a.id, audiences_add_member.contact_id)
+  on conflict do nothing;
+  return jsonb_build_object('audience_id', a.id, 'contact_id', contact_id, 'is_member', true);
+end $$;
+
+ALTER FUNCTION app_public.audiences_add_member(audience_id uuid, contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_add_member(audience_id uuid, contact_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_add_member(audience_id uuid, contact_id uuid) IS 'audiences_add_member: adds a contact of the organization to a static audience; adding a member again changes nothing.';
+
+--
+-- Name: audiences_archive(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_archive(audience_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.audiences := app_hidden.audience_for(audience_id, true);
+begin
+  update app_public.audiences x set archived_at = coalesce(x.archived_at, now()), updated_at = now()
+   where x.organization_id = a.organization_id and x.id = a.id
+  returning * into a;
+  return app_hidden.audience_json(a);
+end $$;
+
+ALTER FUNCTION app_public.audiences_archive(audience_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_archive(audience_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_archive(audience_id uuid) IS 'audiences_archive: archives the audience (an archived one keeps its first archived_at); audiences_update restores.';
+
+--
+-- Name: audiences_count(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_count(audience_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  a app_public.audiences := app_hidden.audience_for(audience_id, false);
+  n bigint;
+begin
+  if a.kind = 'dynamic' then
+    n := app_hidden.audience_count(a.definition, 'definition.rules');
+  else
+    execute 'select count(*) from app_public.audience_members m
+               join app_public.contacts c on c.organization_id = m.organization_id and c.id = m.contact_id
+              where m.organization_id = $1 and m.audience_id = $2'
+      into n using a.organization_id, a.id;
+  end if;
+  return jsonb_build_object('audience_id', a.id, 'count', n);
+end $_$;
+
+ALTER FUNCTION app_public.audiences_count(audience_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_count(audience_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_count(audience_id uuid) IS 'audiences_count: how many contacts the audience holds now, within the caller''s reach (opted-out contacts included).';
+
+--
+-- Name: audiences_create(text, text, text, text, jsonb, boolean); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_create(name text, description text, kind text, channel text, definition jsonb, exclude_opted_out boolean) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.audiences;
+  k text := coalesce(kind, case when definition is null then 'static' else 'dynamic' end);
+begin
+  if k = 'dynamic' then
+    perform app_hidden.audience_definition_check(definition, 'body.definition');
+  end if;
+  insert into app_public.audiences (organization_id, name, description, kind, channel, definition, exclude_opted_out, created_by)
+  values (app_hidden.current_org_id(), audiences_create.name, audiences_create.description, k,
+          coalesce(audiences_create.channel, 'any'),
+          case when k = 'dynamic' then coalesce(audiences_create.definition, '{"match": "all", "rules": []}') end,
+          coalesce(audiences_create.exclude_opted_out, false), app_hidden.current_user_id())
+  returning * into a;
+  return app_hidden.audience_json(a);
+end $$;
+
+ALTER FUNCTION app_public.audiences_create(name text, description text, kind text, channel text, definition jsonb, exclude_opted_out boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_create(name text, description text, kind text, channel text, definition jsonb, exclude_opted_out boolean); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_create(name text, description text, kind text, channel text, definition jsonb, exclude_opted_out boolean) IS 'audiences_create: a static audience (no definition) or a dynamic one (kind defaults to dynamic when a definition is sent; no definition = every contact); 400 for a definition over the limits.';
+
+--
+-- Name: audiences_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_get(audience_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select app_hidden.audience_json(app_hidden.audience_for(audience_id, false))
+$$;
+
+ALTER FUNCTION app_public.audiences_get(audience_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_get(audience_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_get(audience_id uuid) IS 'audiences_get: the audience with its definition; 404 when absent.';
+
+--
+-- Name: audiences_list(); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_list() RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('items', coalesce(jsonb_agg(app_hidden.audience_json(a) order by a.created_at desc, a.id desc), '[]'))
+    from app_public.audiences a
+   where a.organization_id = app_hidden.current_org_id()
+$$;
+
+ALTER FUNCTION app_public.audiences_list() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_list(); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_list() IS 'audiences_list: the organization''s audiences, archived ones included, newest first.';
+
+--
+-- Name: audiences_list_members(uuid, uuid, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_list_members(audience_id uuid, after uuid, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  a app_public.audiences;
+  items jsonb;
+  ids uuid[];
+begin
+  page_size := app_hidden.page_limit(page_size);
+  a := app_hidden.audience_for(audience_id, false);
+  -- one row more than the page tells whether another page follows
+  if a.kind = 'dynamic' then
+    select jsonb_agg(app_hidden.contact_card(c) order by c.id), array_agg(c.id order by c.id) into items, ids
+      from app_hidden.audience_contacts(a.definition, 'definition.rules', after, page_size + 1) c;
+  else
+    select jsonb_agg(app_hidden.contact_card(c) order by c.id), array_agg(c.id order by c.id) into items, ids
+      from (select c.* from app_public.audience_members m
+              join app_public.contacts c on c.organization_id = m.organization_id and c.id = m.contact_id
+             where m.organization_id = a.organization_id and m.audience_id = a.id
+               -- one plan for every page (plpgsql caches it): no id is below the nil uuid
+               and m.contact_id > coalesce(after, '00000000-0000-0000-0000-000000000000')
+             order by m.contact_id
+             limit page_size + 1) c;
+  end if;
+  if cardinality(ids) > page_size then
+    return jsonb_build_object('items', items - page_size, 'next_after', ids[page_size]);
+  end if;
+  return jsonb_build_object('items', coalesce(items, '[]'), 'next_after', null);
+end $$;
+
+ALTER FUNCTION app_public.audiences_list_members(audience_id uuid, after uuid, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_list_members(audience_id uuid, after uuid, page_size integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_list_members(audience_id uuid, after uuid, page_size integer) IS 'audiences_list_members: one keyset page of the audience''s contacts within the caller''s reach, by id, after `after`; next_after is the last id of the page when more follow.';
+
+--
+-- Name: audiences_preview_count(jsonb); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_preview_count(definition jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if jsonb_typeof(definition) = 'object' and definition ? 'exclude_opted_out' then
+    if jsonb_typeof(definition->'exclude_opted_out') <> 'boolean' then
+      perform app_hidden.audience_rule_error('body.exclude_opted_out',
+        format('Invalid input: expected boolean, received %s', jsonb_typeof(definition->'exclude_opted_out')));
+    end if;
+    definition := definition - 'exclude_opted_out';
+  end if;
+  return jsonb_build_object('count', app_hidden.audience_count(definition, 'body.rules'));
+end $$;
+
+ALTER FUNCTION app_public.audiences_preview_count(definition jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_preview_count(definition jsonb); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_preview_count(definition jsonb) IS 'audiences_preview_count: how many contacts a definition would select now, within the caller''s reach.';
+
+--
+-- Name: audiences_remove_member(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_remove_member(audience_id uuid, contact_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.audiences := app_hidden.audience_for(audience_id, false);
+begin
+  perform app_hidden.require_static(a);
+  perform app_hidden.require_contact(contact_id);
+  delete from app_public.audience_members m
+   where m.organization_id = a.organization_id and m.audience_id = a.id and m.contact_id = audiences_remove_member.contact_id;
+  return jsonb_build_object('audience_id', a.id, 'contact_id', contact_id, 'is_member', false);
+end $$;
+
+ALTER FUNCTION app_public.audiences_remove_member(audience_id uuid, contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_remove_member(audience_id uuid, contact_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_remove_member(audience_id uuid, contact_id uuid) IS 'audiences_remove_member: removes a contact from a static audience; removing a non-member changes nothing.';
+
+--
+-- Name: audiences_update(uuid, jsonb); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.audiences := app_hidden.audience_for(audience_id, true);
+begin
+  if patch ? 'kind' and patch->>'kind' is distinct from a.kind then
+    perform app_hidden.raise_error(400, 'bad_request',
+      format('kind: an audience''s kind is fixed at creation (this one is %s); create a new audience instead', a.kind),
+      jsonb_build_object('issues', jsonb_build_array(jsonb_build_object('path', 'body.kind', 'message', 'kind cannot change'))));
+  end if;
+  if patch ? 'definition' and a.kind = 'static' then
+    perform app_hidden.raise_error(400, 'bad_request',
+      'definition: a static audience has no definition (its members are added and removed); create a dynamic audience instead',
+      jsonb_build_object('issues', jsonb_build_array(jsonb_build_object('path', 'body.definition', 'message', 'static audiences have no definition'))));
+  end if;
+  if patch ? 'definition' then
+    perform app_hidden.audience_definition_check(patch->'definition', 'body.definition');
+  end if;
+  update app_public.audiences x
+     set name = case when patch ? 'name' then patch->>'name' else x.name end,
+         description = case when patch ? 'description' then patch->>'description' else x.description end,
+         channel = case when patch ? 'channel' then patch->>'channel' else x.channel end,
+         definition = case when patch ? 'definition' then patch->'definition' else x.definition end,
+         exclude_opted_out = case when patch ? 'exclude_opted_out' then (patch->>'exclude_opted_out')::boolean
+                                  else x.exclude_opted_out end,
+         archived_at = case when not patch ? 'is_archived' then x.archived_at
+                            when (patch->>'is_archived')::boolean then coalesce(x.archived_at, now())
+                            else null end,
+         updated_at = now()
+   where x.organization_id = a.organization_id and x.id = a.id
+  returning * into a;
+  return app_hidden.audience_json(a);
+end $$;
+
+ALTER FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audiences_update(audience_id uuid, patch jsonb); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) IS 'audiences_update: changes the fields present (definition replaced whole; is_archived false restores); kind cannot change; 400 for a definition over the limits.';
+
+--
+-- Name: contacts_add_note(uuid, text); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_add_note(contact_id uuid, body text) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  n app_public.contact_notes;
+begin
+  perform app_hidden.require_contact(contact_id);
+  insert into app_public.contact_notes (organization_id, contact_id, body, source, author_id)
+  values (app_hidden.current_org_id(), contacts_add_note.contact_id, contacts_add_note.body, 'user',
+          app_hidden.current_user_id())
+  returning * into n;
+  return app_hidden.note_json(n);
+end $$;
+
+ALTER FUNCTION app_public.contacts_add_note(contact_id uuid, body text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_add_note(contact_id uuid, body text); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_add_note(contact_id uuid, body text) IS 'contacts_add_note: adds an organization-shared note (source user) written by the acting person.';
+
+--
+-- Name: contacts_add_tag(uuid, public.citext); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_add_tag(contact_id uuid, tag_name public.citext) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  c app_public.contacts := app_hidden.contact_for_write(contact_id);
+  tag uuid;
+  max_tags int;
+begin
+  select t.id into tag from app_public.tags t where t.organization_id = org and t.name = tag_name;
+  if tag is null then
+    -- One tag creation at a time per organization, so the limit holds under concurrency.
+    perform pg_advisory_xact_lock(hashtextextended('svc.tags:' || org::text, 0));
+    select t.id into tag from app_public.tags t where t.organization_id = org and t.name = tag_name;
+  end if;
+  if tag is null then
+    select o.tag_limit into max_tags from app_public.organizations o where o.id = org;
+    if (select count(*) from app_public.tags t where t.organization_id = org) >= max_tags then
+      perform app_hidden.raise_error(422, 'tag_limit_reached',
+        format('The organization has reached its limit of %s tags', max_tags));
+    end if;
+    insert into app_public.tags (organization_id, name) values (org, tag_name) returning id into tag;
+  end if;
+  insert into app_public.contact_tags (organization_id, contact_id, tag_id)
+  values (org, c.id, tag)
+  on conflict do nothing;
+  return jsonb_build_object('contact_id', c.id, 'tags', app_hidden.contact_tag_names(c.id));
+end $$;
+
+ALTER FUNCTION app_public.contacts_add_tag(contact_id uuid, tag_name public.citext) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_add_tag(contact_id uuid, tag_name public.citext); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_add_tag(contact_id uuid, tag_name public.citext) IS 'contacts_add_tag: tags the contact, creating the organization''s tag when it lacks it (422 at the tag limit); answers the contact''s tags.';
+
+--
+-- Name: contacts_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_get(contact_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  c app_public.contacts;
+begin
+  select * into c from app_public.contacts
+   where organization_id = app_hidden.current_org_id() and id = contacts_get.contact_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+  return app_hidden.contact_for_caller(c);
+end $$;
+
+ALTER FUNCTION app_public.contacts_get(contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_get(contact_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_get(contact_id uuid) IS 'contacts_get: the contact in full, or only id, name, email and phone for a MEMBER or a MANAGER without the contacts power.';
+
+--
+-- Name: contacts_list_interactions(uuid, text, text, integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_list_interactions(contact_id uuid, channel text, status text, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  details boolean := app_hidden.current_sees_contact_details();
+  total bigint;
+  items jsonb;
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  perform app_hidden.require_contact(contact_id);
+  select count(*) into total from app_public.interactions i
+   where i.organization_id = app_hidden.current_org_id() and i.contact_id = contacts_list_interactions.contact_id
+     and (contacts_list_interactions.channel is null or i.channel = contacts_list_interactions.channel)
+     and (contacts_list_interactions.status is null or i.status = contacts_list_interactions.status);
+  if page > 1 and (page - 1)::bigint * page_size >= total then
+    perform app_hidden.raise_error(400, 'bad_request',
+      format('page %s is past the last interaction (%s interactions, %s per page)', page, total, page_size));
+  end if;
+  select coalesce(jsonb_agg(
+           jsonb_build_object('id', p.id, 'contact_id', p.contact_id, 'channel', p.channel, 'status', p.status,
+                              'location_id', p.location_id, 'appointment_id', p.appointment_id, 'summary', p.summary,
+                              'started_at', p.started_at, 'ended_at', p.ended_at)
+           || case when details then jsonb_build_object('captured_fields', p.captured_fields) else '{}' end
+           order by p.started_at desc, p.id desc), '[]')
+    into items
+    from (select * from app_public.interactions i
+           where i.organization_id = app_hidden.current_org_id() and i.contact_id = contacts_list_interactions.contact_id
+             and (contacts_list_interactions.channel is null or i.channel = contacts_list_interactions.channel)
+             and (contacts_list_interactions.status is null or i.status = contacts_list_interactions.status)
+           order by i.started_at desc, i.id desc limit page_size offset (page - 1) * page_size) p;
+  return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', page_size);
+end $$;
+
+ALTER FUNCTION app_public.contacts_list_interactions(contact_id uuid, channel text, status text, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_list_interactions(contact_id uuid, channel text, status text, page integer, page_size integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_list_interactions(contact_id uuid, channel text, status text, page integer, page_size integer) IS 'contacts_list_interactions: the contact''s interactions at the credential''s locations, most recent first; captured_fields only for callers who see contact details.';
+
+--
+-- Name: contacts_list_notes(uuid, integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_list_notes(contact_id uuid, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  total bigint;
+  items jsonb;
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  perform app_hidden.require_contact(contact_id);
+  select count(*) into total from app_public.contact_notes n
+   where n.organization_id = app_hidden.current_org_id() and n.contact_id = contacts_list_notes.contact_id;
+  if page > 1 and (page - 1)::bigint * page_size >= total then
+    perform app_hidden.raise_error(400, 'bad_request',
+      format('page %s is past the last note (%s notes, %s per page)', page, total, page_size));
+  end if;
+  select coalesce(jsonb_agg(app_hidden.note_json(p) order by p.created_at desc, p.id desc), '[]') into items
+    from (select * from app_public.contact_notes n
+           where n.organization_id = app_hidden.current_org_id() and n.contact_id = contacts_list_notes.contact_id
+           order by n.created_at desc, n.id desc limit page_size offset (page - 1) * page_size) p;
+  return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', page_size);
+end $$;
+
+ALTER FUNCTION app_public.contacts_list_notes(contact_id uuid, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_list_notes(contact_id uuid, page integer, page_size integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_list_notes(contact_id uuid, page integer, page_size integer) IS 'contacts_list_notes: the organization-shared notes of a contact, newest first; location-private notes are never listed.';
+
+--
+-- Name: contacts_record_sms_consent(uuid, text, timestamp with time zone); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_record_sms_consent(contact_id uuid, source text, consented_at timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  c app_public.contacts := app_hidden.contact_for_write(contact_id);
+begin
+  if c.phone is null then
+    perform app_hidden.raise_error(400, 'bad_request', 'The contact has no phone number to consent for');
+  end if;
+  if consented_at > now() then
+    perform app_hidden.raise_error(400, 'bad_request', 'consented_at: may not be in the future',
+      jsonb_build_object('field', 'consented_at'));
+  end if;
+  update app_public.sms_opt_outs o set ended_at = greatest(o.created_at, coalesce(consented_at, now()))
+   where o.organization_id = c.organization_id and o.phone = c.phone and o.ended_at is null;
+  update app_public.contacts x
+     set sms_consent = true, sms_consent_at = coalesce(consented_at, now()), sms_consent_source = contacts_record_sms_consent.source,
+         updated_at = now()
+   where x.organization_id = c.organization_id and x.id = c.id
+  returning * into c;
+  return jsonb_build_object('contact_id', c.id, 'phone', c.phone, 'sms_consent', c.sms_consent,
+                            'sms_consent_at', c.sms_consent_at, 'source', c.sms_consent_source);
+end $$;
+
+ALTER FUNCTION app_public.contacts_record_sms_consent(contact_id uuid, source text, consented_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_record_sms_consent(contact_id uuid, source text, consented_at timestamp with time zone); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_record_sms_consent(contact_id uuid, source text, consented_at timestamp with time zone) IS 'contacts_record_sms_consent: records the SMS consent the contact gave; it ends an SMS opt-out of the number.';
+
+--
+-- Name: contacts_remove_tag(uuid, public.citext); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_remove_tag(contact_id uuid, tag_name public.citext) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  c app_public.contacts := app_hidden.contact_for_write(contact_id);
+begin
+  delete from app_public.contact_tags ct
+   using app_public.tags t
+   where ct.organization_id = c.organization_id and ct.contact_id = c.id
+     and t.organization_id = ct.organization_id and t.id = ct.tag_id and t.name = tag_name;
+  return jsonb_build_object('contact_id', c.id, 'tags', app_hidden.contact_tag_names(c.id));
+end $$;
+
+ALTER FUNCTION app_public.contacts_remove_tag(contact_id uuid, tag_name public.citext) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_remove_tag(contact_id uuid, tag_name public.citext); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_remove_tag(contact_id uuid, tag_name public.citext) IS 'contacts_remove_tag: removes the tag from the contact (the organization keeps the tag); answers the contact''s tags.';
+
+--
+-- Name: contacts_search(text, public.citext, text, integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_search(q text, email public.citext, phone text, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  org uuid := app_hidden.current_org_id();
+  details boolean := app_hidden.current_sees_contact_details();
+  -- a caller who reaches every contact of the organization: its policy is the organization
+  -- test contacts_matching applies, so matches need no probe
+  whole boolean := app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all';
+  skip bigint;
+  total bigint;
+  items jsonb;
+  pattern text;
+  digits text;
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  skip := (page - 1)::bigint * page_size;
+  if num_nonnulls(q, email, phone) > 1 then
+    perform app_hidden.raise_error(400, 'bad_request', 'Send at most one of q, email and phone');
+  end if;
+  -- at most one contact carries an email address or a phone number
+  if email is not null then
+    select count(*), coalesce(jsonb_agg(app_hidden.contact_for_caller(c)) filter (where page = 1), '[]')
+      into total, items
+      from app_public.contacts c
+     where c.organization_id = org and c.email_key = lower(contacts_search.email::text);
+  elsif phone is not null then
+    select count(*), coalesce(jsonb_agg(app_hidden.contact_for_caller(c)) filter (where page = 1), '[]')
+      into total, items
+      from app_public.contacts c
+     where c.organization_id = org and c.phone = contacts_search.phone;
+  elsif q is not null then
+    pattern := app_hidden.like_anywhere(q);
+    -- A phone-like q written with spaces, dashes or brackets ("555-123", "(555) 123") also
+    -- matches the digits of the stored E.164 phone.
+    if q ~ '^\+?[0-9 ()\[\]-]+$' and q ~ '[ ()\[\]-]' and length(regexp_replace(q, '[^0-9]', '', 'g')) >= 3 then
+      digits := app_hidden.like_anywhere(regexp_replace(q, '[^0-9+]', '', 'g'));
+    end if;
+    -- Matches come from the trigram index; the exists, under this caller's policies, keeps
+    -- those it may read (an index-only probe each, skipped when the caller reaches them all),
+    -- and the page is read under them too.
+    if details then
+      with matches as materialized (
+        select m.id, m.last_seen_at from app_hidden.contacts_matching(pattern, digits) m
+         where whole or exists (select 1 from app_public.contacts c where c.organization_id = org and c.id = m.id))
+      select (select count(*) from matches),
+             app_hidden.contacts_json(array(
+               select c from (select * from matches order by last_seen_at desc, id limit page_size offset skip) p
+                 join app_public.contacts c on c.organization_id = org and c.id = p.id
+                order by p.last_seen_at desc, p.id))
+        into total, items;
+    else
+      with matches as materialized (
+        select m.id, m.name from app_hidden.contacts_matching(pattern, digits) m
+         where whole or exists (select 1 from app_public.contacts c where c.organization_id = org and c.id = m.id))
+      select (select count(*) from matches),
+             (select coalesce(jsonb_agg(app_hidden.contact_card(c) order by p.name, p.id), '[]')
+                from (select * from matches order by name, id limit page_size offset skip) p
+                join app_public.contacts c on c.organization_id = org and c.id = p.id)
+        into total, items;
+    end if;
+  elsif details then
+    select count(*) into total from app_public.contacts c where c.organization_id = org;
+    items := app_hidden.contacts_json(array(
+      select c from app_public.contacts c where c.organization_id = org
+       order by c.last_seen_at desc, c.id limit page_size offset skip));
+  else
+    select count(*) into total from app_public.contacts c where c.organization_id = org;
+    select coalesce(jsonb_agg(app_hidden.contact_card(p) order by p.name, p.id), '[]') into items
+      from (select * from app_public.contacts c where c.organization_id = org
+             order by c.name, c.id limit page_size offset skip) p;
+  end if;
+  return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', page_size);
+end $_$;
+
+ALTER FUNCTION app_public.contacts_search(q text, email public.citext, phone text, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_search(q text, email public.citext, phone text, page integer, page_size integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_search(q text, email public.citext, phone text, page integer, page_size integer) IS 'contacts_search: one page of contacts matching at most one filter (q substring of name, email or phone; exact email; exact phone), most recently seen first; by name, with only id, name, email and phone, for callers without contact details.';
+
+--
+-- Name: contacts_suppress(uuid, text[]); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_suppress(contact_id uuid, channels text[]) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  c app_public.contacts := app_hidden.contact_for_write(contact_id);
+  result jsonb := jsonb_build_object('contact_id', c.id);
+  since timestamptz;
+begin
+  if 'email' = any(channels) and c.email is null then
+    perform app_hidden.raise_error(400, 'bad_request', 'The contact has no email address to suppress',
+      jsonb_build_object('field', 'channels'));
+  end if;
+  if 'sms' = any(channels) and c.phone is null then
+    perform app_hidden.raise_error(400, 'bad_request', 'The contact has no phone number to opt out of SMS',
+      jsonb_build_object('field', 'channels'));
+  end if;
+
+  if 'email' = any(channels) then
+    insert into app_public.email_suppressions (organization_id, email, contact_id, created_by)
+    values (c.organization_id, c.email_key, c.id, app_hidden.current_user_id())
+    on conflict (organization_id, email) do nothing;
+    select s.created_at into since from app_public.email_suppressions s
+     where s.organization_id = c.organization_id and s.email = c.email_key;
+    result := result || jsonb_build_object('email', jsonb_build_object('address', c.email, 'suppressed_at', since));
+  end if;
+
+  if 'sms' = any(channels) then
+    insert into app_public.sms_opt_outs (organization_id, phone, contact_id, created_by)
+    values (c.organization_id, c.phone, c.id, app_hidden.current_user_id())
+    on conflict (organization_id, phone) where ended_at is null do nothing;
+    select o.created_at into since from app_public.sms_opt_outs o
+     where o.organization_id = c.organization_id and o.phone = c.phone and o.ended_at is null;
+    update app_public.contacts x set sms_consent = false, sms_consent_at = null, sms_consent_source = null,
+           updated_at = now()
+     where x.organization_id = c.organization_id and x.id = c.id;
+    result := result || jsonb_build_object('sms', jsonb_build_object('phone', c.phone, 'opted_out_at', since,
+                                                                      'sms_consent', false));
+  end if;
+  return result;
+end $$;
+
+ALTER FUNCTION app_public.contacts_suppress(contact_id uuid, channels text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_suppress(contact_id uuid, channels text[]); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_suppress(contact_id uuid, channels text[]) IS 'contacts_suppress: email blocks every later email to the contact''s address (the first record is kept); sms records an opt-out of the number and revokes consent. 400 when the contact has no address on a named channel.';
+
+--
+-- Name: contacts_update(uuid, jsonb); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_update(contact_id uuid, patch jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  c app_public.contacts := app_hidden.contact_for_write(contact_id);
+  violated text;
+begin
+  if patch ? 'stage_id' and jsonb_typeof(patch->'stage_id') <> 'null' and not exists (
+      select 1 from app_public.pipeline_stages s
+       where s.organization_id = c.organization_id and s.id::text = patch->>'stage_id') then
+    perform app_hidden.raise_error(400, 'bad_request',
+      format('stage_id: %s is not a stage of the organization''s pipeline', patch->>'stage_id'),
+      jsonb_build_object('field', 'stage_id'));
+  end if;
+  perform app_hidden.check_custom_fields(patch->'custom_fields');
+
+  begin
+    update app_public.contacts x
+       set name = case when patch ? 'name' then patch->>'name' else x.name end,
+           email = case when patch ? 'email' then (patch->>'email')::citext else x.email end,
+           phone = case when patch ? 'phone' then patch->>'phone' else x.phone end,
+           stage_id = case when patch ? 'stage_id' then (patch->>'stage_id')::uuid else x.stage_id end,
+           field_values = case when patch ? 'custom_fields'
+                               then jsonb_strip_nulls(x.field_values || (patch->'custom_fields'))
+                               else x.field_values end,
+           updated_at = now()
+     where x.organization_id = c.organization_id and x.id = c.id
+    returning * into c;
+  exception when unique_violation then
+    get stacked diagnostics violated = constraint_name;
+    perform app_hidden.raise_error(409, 'conflict',
+      case violated when 'contacts_org_phone' then 'Another contact already uses this phone number'
+                    else 'Another contact already uses this email address' end);
+  end;
+  return app_hidden.contact_json(c);
+end $$;
+
+ALTER FUNCTION app_public.contacts_update(contact_id uuid, patch jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_update(contact_id uuid, patch jsonb); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_update(contact_id uuid, patch jsonb) IS 'contacts_update: changes only the fields present in patch (name, email, phone, stage_id, custom_fields; a custom field set to null is removed); 400 for an unknown stage or custom field, 409 when another contact has the email or phone.';
+
+--
+-- Name: contacts_upsert(public.citext, text, text, jsonb, uuid[], jsonb, jsonb, jsonb); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.contacts_upsert(email public.citext, name text DEFAULT NULL::text, phone text DEFAULT NULL::text, custom_fields jsonb DEFAULT NULL::jsonb, location_ids uuid[] DEFAULT NULL::uuid[], events jsonb DEFAULT NULL::jsonb, cancel_events jsonb DEFAULT NULL::jsonb, fields jsonb DEFAULT NULL::jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+#variable_conflict use_column
+declare
+  org uuid := app_hidden.current_org_id();
+  c app_public.contacts;
+  created boolean;
+  unknown_location uuid;
+begin
+  perform app_hidden.check_custom_fields(custom_fields);
+  if location_ids is not null then
+    select l into unknown_location from unnest(location_ids) l
+     where not exists (select 1 from app_public.locations x where x.organization_id = org and x.id = l)
+     limit 1;
+  end if;
+  if unknown_location is not null then
+    perform app_hidden.raise_error(400, 'bad_request',
+      format('location_ids: %s is not a location of the organization', unknown_location));
+  end if;
+
+  c := app_hidden.contacts_upsert_row(contacts_upsert.email, contacts_upsert.name, contacts_upsert.phone, custom_fields);
+  -- created_at is the start of the transaction that inserted the row
+  created := c.created_at = now();
+
+  if location_ids is not null then
+    insert into app_public.contact_locations (organization_id, contact_id, location_id)
+    select org, c.id, l from unnest(location_ids) l
+    on conflict do nothing;
+  end if;
+
+  return app_hidden.contact_json(c)
+    || jsonb_build_object('created', created)
+    || app_hidden.contacts_process_events(c.id, events, cancel_events, fields);
+end $$;
+
+ALTER FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) IS 'contacts_upsert: creates or updates the contact keyed on email (only the fields sent), links locations, then processes cancel_events and events.';
+
+--
+-- Name: api_key_locations; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.api_key_locations (
+    organization_id uuid NOT NULL,
+    api_key_id uuid NOT NULL,
+    location_id uuid NOT NULL
+);
+
+ALTER TABLE app_private.api_key_locations OWNER TO svc_owner;
+
+--
+-- Name: TABLE api_key_locations; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.api_key_locations IS 'Locations of a location-limited organization key.';
+
+--
+-- Name: contact_events; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.contact_events (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    seq bigint NOT NULL,
+    contact_id uuid NOT NULL,
+    kind text NOT NULL,
+    event text NOT NULL,
+    key text,
+    fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    subscription_ids uuid[] NOT NULL,
+    receipt jsonb,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT contact_events_check CHECK (((kind = 'fire'::text) = (receipt IS NOT NULL))),
+    CONSTRAINT contact_events_check1 CHECK (((kind = 'fire'::text) OR (key IS NULL))),
+    CONSTRAINT contact_events_event_check CHECK ((event ~ '^[a-z][a-z0-9_]{0,99}$'::text)),
+    CONSTRAINT contact_events_fields_check CHECK ((jsonb_typeof(fields) = 'object'::text)),
+    CONSTRAINT contact_events_key_check CHECK (((length(key) >= 1) AND (length(key) <= 255))),
+    CONSTRAINT contact_events_kind_check CHECK ((kind = ANY (ARRAY['cancel'::text, 'fire'::text]))),
+    CONSTRAINT contact_events_subscription_ids_check CHECK ((cardinality(subscription_ids) > 0))
+);
+
+ALTER TABLE app_private.contact_events OWNER TO svc_owner;
+
+--
+-- Name: TABLE contact_events; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.contact_events IS 'Events of contacts_upsert that some subscription took (kind fire, with its receipt) and cancels of events some subscription listens to (kind cancel), in order (seq), with the subscriptions they matched. Listeners react by trigger or job; a fired (event, key) is accepted once per organization.';
+
+--
+-- Name: contact_events_seq_seq; Type: SEQUENCE; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.contact_events ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.contact_events_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: contact_fields; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.contact_fields (
+    name text NOT NULL,
+    area text NOT NULL,
+    expression text NOT NULL,
+    "position" integer DEFAULT 1000 NOT NULL,
+    CONSTRAINT contact_fields_area_check CHECK ((area ~ '^[a-z][a-z0-9_]{0,49}$'::text)),
+    CONSTRAINT contact_fields_expression_check CHECK (((length(expression) >= 1) AND (length(expression) <= 4000))),
+    CONSTRAINT contact_fields_name_check CHECK ((name ~ '^[a-z][a-z0-9_]{0,62}$'::text))
+);
+
+ALTER TABLE app_private.contact_fields OWNER TO svc_owner;
+
+--
+-- Name: TABLE contact_fields; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.contact_fields IS 'The fields of the contact record as contacts_get answers it: name, owning area, SQL expression (over c, org, reach). Changing a row regenerates app_hidden.contacts_json.';
+
+--
+-- Name: event_subscriptions; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.event_subscriptions (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    event text NOT NULL,
+    subscriber_kind text NOT NULL,
+    subscriber_id uuid NOT NULL,
+    assessment_audience text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT event_subscriptions_assessment_audience_check CHECK ((assessment_audience = ANY (ARRAY['started'::text, 'never_started'::text]))),
+    CONSTRAINT event_subscriptions_check CHECK (((assessment_audience IS NULL) OR (event = 'assessment_abandoned'::text))),
+    CONSTRAINT event_subscriptions_event_check CHECK ((event ~ '^[a-z][a-z0-9_]{0,99}$'::text)),
+    CONSTRAINT event_subscriptions_subscriber_kind_check CHECK ((subscriber_kind ~ '^[a-z][a-z0-9_]{0,49}$'::text))
+);
+
+ALTER TABLE app_private.event_subscriptions OWNER TO svc_owner;
+
+--
+-- Name: TABLE event_subscriptions; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.event_subscriptions IS 'Who listens to an event of contacts_upsert: one row per (event, subscriber), written by the subscriber''s area (an active sequence with an event trigger). assessment_audience filters assessment_abandoned by fields.user_message_count.';
+
+--
+-- Name: idempotency_keys; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.idempotency_keys (
+    credential_id uuid NOT NULL,
+    operation_id text NOT NULL,
+    key text NOT NULL,
+    organization_id uuid NOT NULL,
+    fingerprint text NOT NULL,
+    state text NOT NULL,
+    response_status integer,
+    response_body jsonb,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT idempotency_keys_key_check CHECK (((length(key) >= 1) AND (length(key) <= 255))),
+    CONSTRAINT idempotency_keys_state_check CHECK ((state = ANY (ARRAY['running'::text, 'done'::text, 'failed'::text])))
+);
+
+ALTER TABLE app_private.idempotency_keys OWNER TO svc_owner;
+
+--
+-- Name: TABLE idempotency_keys; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.idempotency_keys IS 'Replay store for operations that take an idempotency_key: 24 h, per credential, operation and key.';
+
+--
+-- Name: COLUMN idempotency_keys.fingerprint; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.idempotency_keys.fingerprint IS 'Hash of the request details and the caller''s access; another fingerprint under the same key is a 409.';
+
+--
+-- Name: outbox; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.outbox (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    channel text NOT NULL,
+    sender text,
+    recipient text NOT NULL,
+    subject text,
+    body text NOT NULL,
+    meta jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT outbox_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text])))
+);
+
+ALTER TABLE app_private.outbox OWNER TO svc_owner;
+
+--
+-- Name: TABLE outbox; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.outbox IS 'Every email and SMS handed to the local delivery sink (EMAIL_TRANSPORT/SMS_TRANSPORT = sink).';
+
+--
+-- Name: outgoing_messages; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.outgoing_messages (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    channel text NOT NULL,
+    sender text,
+    recipient text NOT NULL,
+    subject text,
+    body text NOT NULL,
+    meta jsonb DEFAULT '{}'::jsonb NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    sent_at timestamp with time zone,
+    CONSTRAINT outgoing_messages_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text]))),
+    CONSTRAINT outgoing_messages_check CHECK (((channel <> 'email'::text) OR (subject IS NOT NULL))),
+    CONSTRAINT outgoing_messages_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'sent'::text, 'failed'::text])))
+);
+
+ALTER TABLE app_private.outgoing_messages OWNER TO svc_owner;
+
+--
+-- Name: TABLE outgoing_messages; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.outgoing_messages IS 'Every email and SMS the service decided to send; the deliver_message task hands each to its transport once.';
+
+--
+-- Name: own_clients; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.own_clients (
+    organization_id uuid NOT NULL,
+    person_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    source text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT own_clients_source_check CHECK ((source ~ '^[a-z][a-z0-9_]{0,49}$'::text))
+);
+
+ALTER TABLE app_private.own_clients OWNER TO svc_owner;
+
+--
+-- Name: TABLE own_clients; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.own_clients IS 'A contact is a person''s own client for as long as an area (source: appointments, calls…) keeps a row for it; each area writes only its own rows. Read by app_hidden.current_own_client_ids().';
+
+--
+-- Name: rate_limit_windows; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.rate_limit_windows (
+    window_start timestamp with time zone NOT NULL,
+    client text NOT NULL,
+    route text NOT NULL,
+    hits integer NOT NULL
+);
+
+ALTER TABLE app_private.rate_limit_windows OWNER TO svc_owner;
+
+--
+-- Name: TABLE rate_limit_windows; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.rate_limit_windows IS 'Requests per client address and route in one 60 s window, summed over every API process.';
+
+--
+-- Name: search_trigrams; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.search_trigrams (
+    trigram text NOT NULL,
+    share real NOT NULL,
+    CONSTRAINT search_trigrams_share_check CHECK (((share >= (0)::double precision) AND (share <= (1)::double precision))),
+    CONSTRAINT search_trigrams_trigram_check CHECK ((trigram ~ '^[a-z0-9]{3}$'::text))
+);
+
+ALTER TABLE app_private.search_trigrams OWNER TO svc_owner;
+
+--
+-- Name: TABLE search_trigrams; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.search_trigrams IS 'Share of contacts whose search text contains each three-character piece; picks the pieces of q the trigram index looks up.';
+
+--
+-- Name: audience_members; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.audience_members (
+    organization_id uuid NOT NULL,
+    audience_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    added_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE app_public.audience_members OWNER TO svc_owner;
+
+--
+-- Name: TABLE audience_members; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.audience_members IS 'Members of static audiences. The primary key orders a member list (keyset paging by contact id).';
+
+--
+-- Name: contact_locations; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.contact_locations (
+    organization_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    location_id uuid NOT NULL
+);
+
+ALTER TABLE app_public.contact_locations OWNER TO svc_owner;
+
+--
+-- Name: TABLE contact_locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.contact_locations IS 'Locations a contact is linked to; a contact with none is visible only organization-wide.';
+
+--
+-- Name: contact_tags; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.contact_tags (
+    organization_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    tag_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE app_public.contact_tags OWNER TO svc_owner;
+
+--
+-- Name: custom_fields; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.custom_fields (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    key text NOT NULL,
+    label text NOT NULL,
+    type text NOT NULL,
+    options jsonb,
+    enabled boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT custom_fields_key_check CHECK ((key ~ '^[A-Za-z0-9_]{1,100}$'::text)),
+    CONSTRAINT custom_fields_type_check CHECK ((type = ANY (ARRAY['text'::text, 'number'::text, 'currency'::text, 'date'::text, 'datetime'::text, 'boolean'::text, 'select'::text])))
+);
+
+ALTER TABLE app_public.custom_fields OWNER TO svc_owner;
+
+--
+-- Name: TABLE custom_fields; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.custom_fields IS 'Fields the organization defines for its contacts; values live in contacts.field_values under key.';
+
+--
+-- Name: COLUMN custom_fields.options; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.custom_fields.options IS 'Allowed values of a select field (a JSON array of strings).';
+
+--
+-- Name: email_suppressions; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.email_suppressions (
+    organization_id uuid NOT NULL,
+    email text NOT NULL,
+    contact_id uuid NOT NULL,
+    source text DEFAULT 'api'::text NOT NULL,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT email_suppressions_email_check CHECK ((email = lower(email))),
+    CONSTRAINT email_suppressions_source_check CHECK ((source = ANY (ARRAY['api'::text, 'bounce'::text, 'complaint'::text, 'unsubscribe'::text])))
+);
+
+ALTER TABLE app_public.email_suppressions OWNER TO svc_owner;
+
+--
+-- Name: TABLE email_suppressions; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.email_suppressions IS 'Addresses no email may go to, whichever contact carries them later. The first record of an address is kept.';
+
+--
+-- Name: COLUMN email_suppressions.email; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.email_suppressions.email IS 'The address, lower-cased (compared with contacts.email_key).';
+
+--
+-- Name: COLUMN email_suppressions.contact_id; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.email_suppressions.contact_id IS 'The contact that carried the address when it was suppressed.';
+
+--
+-- Name: interactions; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.interactions (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    contact_id uuid NOT NULL,
+    location_id uuid,
+    channel text NOT NULL,
+    status text NOT NULL,
+    appointment_id uuid,
+    summary text,
+    captured_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    ended_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT interactions_captured_fields_check CHECK ((jsonb_typeof(captured_fields) = 'object'::text)),
+    CONSTRAINT interactions_channel_check CHECK ((channel = ANY (ARRAY['voice'::text, 'chat'::text, 'sms'::text]))),
+    CONSTRAINT interactions_check CHECK (((ended_at IS NULL) OR (ended_at >= started_at))),
+    CONSTRAINT interactions_status_check CHECK ((status = ANY (ARRAY['in_progress'::text, 'completed'::text, 'abandoned'::text]))),
+    CONSTRAINT interactions_summary_check CHECK ((length(summary) <= 20000))
+);
+
+ALTER TABLE app_public.interactions OWNER TO svc_owner;
+
+--
+-- Name: TABLE interactions; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.interactions IS 'A call, chat or SMS thread the assistant handled for a contact (email threads are conversations, not interactions).';
+
+--
+-- Name: COLUMN interactions.location_id; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.interactions.location_id IS 'Where it happened; NULL means the whole organization (visible only organization-wide).';
+
+--
+-- Name: COLUMN interactions.appointment_id; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.interactions.appointment_id IS 'The appointment the interaction booked (the appointments area adds the foreign key).';
+
+--
+-- Name: COLUMN interactions.captured_fields; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.interactions.captured_fields IS 'What the assistant captured (answers, details); read only by credentials that see contact details.';
+
+--
+-- Name: locations; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.locations (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    staffed boolean DEFAULT true NOT NULL,
+    sms_number text,
+    hours jsonb DEFAULT '[]'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.locations OWNER TO svc_owner;
+
+--
+-- Name: TABLE locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.locations IS 'A place of business with its IANA time zone and opening hours.';
+
+--
+-- Name: COLUMN locations.hours; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.hours IS 'Opening hours: [{day: mon..sun, open: HH:MM, close: HH:MM}].';
+
+--
+-- Name: organizations; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.organizations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    mcp_enabled boolean DEFAULT true NOT NULL,
+    tag_limit integer DEFAULT 500 NOT NULL,
+    sending_email_domain text,
+    default_sms_number text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT organizations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT organizations_tag_limit_check CHECK ((tag_limit >= 0))
+);
+
+ALTER TABLE app_public.organizations OWNER TO svc_owner;
+
+--
+-- Name: TABLE organizations; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.organizations IS 'A business using the service; every tenant row belongs to one.';
+
+--
+-- Name: COLUMN organizations.mcp_enabled; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.organizations.mcp_enabled IS 'Feature flag: the MCP entry point answers 404 while false.';
+
+--
+-- Name: COLUMN organizations.tag_limit; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.organizations.tag_limit IS 'Most distinct tags the organization may hold.';
+
+--
+-- Name: person_locations; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.person_locations (
+    organization_id uuid NOT NULL,
+    person_id uuid NOT NULL,
+    location_id uuid NOT NULL
+);
+
+ALTER TABLE app_public.person_locations OWNER TO svc_owner;
+
+--
+-- Name: TABLE person_locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.person_locations IS 'Locations a manager or member works at; owners and admins reach every location.';
+
+--
+-- Name: pipeline_stages; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.pipeline_stages (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    "position" integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT pipeline_stages_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.pipeline_stages OWNER TO svc_owner;
+
+--
+-- Name: TABLE pipeline_stages; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.pipeline_stages IS 'The organization''s pipeline, in dashboard order (position).';
+
+--
+-- Name: role_agent_access; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.role_agent_access (
+    organization_id uuid NOT NULL,
+    role text NOT NULL,
+    agent_access boolean NOT NULL,
+    CONSTRAINT role_agent_access_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'manager'::text, 'member'::text])))
+);
+
+ALTER TABLE app_public.role_agent_access OWNER TO svc_owner;
+
+--
+-- Name: TABLE role_agent_access; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.role_agent_access IS 'Agent access switch for a whole role; absent means on. Owners are always on.';
+
+--
+-- Name: sms_opt_outs; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.sms_opt_outs (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    phone text NOT NULL,
+    contact_id uuid NOT NULL,
+    source text DEFAULT 'api'::text NOT NULL,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    ended_at timestamp with time zone,
+    CONSTRAINT sms_opt_outs_check CHECK (((ended_at IS NULL) OR (ended_at >= created_at))),
+    CONSTRAINT sms_opt_outs_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}$'::text)),
+    CONSTRAINT sms_opt_outs_source_check CHECK ((source = ANY (ARRAY['api'::text, 'keyword'::text])))
+);
+
+ALTER TABLE app_public.sms_opt_outs OWNER TO svc_owner;
+
+--
+-- Name: TABLE sms_opt_outs; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.sms_opt_outs IS 'SMS opt-outs of a number: no SMS goes to it while one is open (ended_at null); new consent ends it.';
+
+--
+-- Name: staff_profiles; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.staff_profiles (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    person_id uuid NOT NULL,
+    display_name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE app_public.staff_profiles OWNER TO svc_owner;
+
+--
+-- Name: TABLE staff_profiles; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.staff_profiles IS 'A team member who can be booked and who owns client relationships.';
+
+--
+-- Name: tags; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.tags (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name public.citext NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT tags_name_check CHECK (((length((name)::text) >= 1) AND (length((name)::text) <= 120)))
+);
+
+ALTER TABLE app_public.tags OWNER TO svc_owner;
+
+--
+-- Name: TABLE tags; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.tags IS 'The organization''s tags (at most organizations.tag_limit).';
+
+--
+-- Name: api_key_locations api_key_locations_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.api_key_locations
+    ADD CONSTRAINT api_key_locations_pkey PRIMARY KEY (organization_id, api_key_id, location_id);
+
+--
+-- Name: api_keys api_keys_key_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.api_keys
+    ADD CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash);
+
+--
+-- Name: api_keys api_keys_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.api_keys
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: contact_events contact_events_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.contact_events
+    ADD CONSTRAINT contact_events_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: contact_fields contact_fields_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.contact_fields
+    ADD CONSTRAINT contact_fields_pkey PRIMARY KEY (name);
+
+--
+-- Name: event_subscriptions event_subscriptions_organization_id_event_subscriber_kind_s_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.event_subscriptions
+    ADD CONSTRAINT event_subscriptions_organization_id_event_subscriber_kind_s_key UNIQUE (organization_id, event, subscriber_kind, subscriber_id);
+
+--
+-- Name: event_subscriptions event_subscriptions_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.event_subscriptions
+    ADD CONSTRAINT event_subscriptions_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: idempotency_keys idempotency_keys_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (credential_id, operation_id, key);
+
+--
+-- Name: outbox outbox_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.outbox
+    ADD CONSTRAINT outbox_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: outgoing_messages outgoing_messages_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.outgoing_messages
+    ADD CONSTRAINT outgoing_messages_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: own_clients own_clients_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.own_clients
+    ADD CONSTRAINT own_clients_pkey PRIMARY KEY (organization_id, person_id, contact_id, source);
+
+--
+-- Name: rate_limit_windows rate_limit_windows_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.rate_limit_windows
+    ADD CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (window_start, client, route);
+
+--
+-- Name: search_trigrams search_trigrams_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.search_trigrams
+    ADD CONSTRAINT search_trigrams_pkey PRIMARY KEY (trigram);
+
+--
+-- Name: audience_members audience_members_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.audience_members
+    ADD CONSTRAINT audience_members_pkey PRIMARY KEY (organization_id, audience_id, contact_id);
+
+--
+-- Name: audiences audiences_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.audiences
+    ADD CONSTRAINT audiences_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: contact_locations contact_locations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_locations
+    ADD CONSTRAINT contact_locations_pkey PRIMARY KEY (organization_id, contact_id, location_id);
+
+--
+-- Name: contact_notes contact_notes_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_notes
+    ADD CONSTRAINT contact_notes_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: contact_tags contact_tags_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_tags
+    ADD CONSTRAINT contact_tags_pkey PRIMARY KEY (organization_id, contact_id, tag_id);
+
+--
+-- Name: contacts contacts_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contacts
+    ADD CONSTRAINT contacts_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: custom_fields custom_fields_organization_id_key_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.custom_fields
+    ADD CONSTRAINT custom_fields_organization_id_key_key UNIQUE (organization_id, key);
+
+--
+-- Name: custom_fields custom_fields_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.custom_fields
+    ADD CONSTRAINT custom_fields_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: email_suppressions email_suppressions_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.email_suppressions
+    ADD CONSTRAINT email_suppressions_pkey PRIMARY KEY (organization_id, email);
+
+--
+-- Name: interactions interactions_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.interactions
+    ADD CONSTRAINT interactions_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: locations locations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.locations
+    ADD CONSTRAINT locations_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: organizations organizations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.organizations
+    ADD CONSTRAINT organizations_pkey PRIMARY KEY (id);
+
+--
+-- Name: people people_organization_id_email_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.people
+    ADD CONSTRAINT people_organization_id_email_key UNIQUE (organization_id, email);
+
+--
+-- Name: people people_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.people
+    ADD CONSTRAINT people_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: person_locations person_locations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.person_locations
+    ADD CONSTRAINT person_locations_pkey PRIMARY KEY (organization_id, person_id, location_id);
+
+--
+-- Name: pipeline_stages pipeline_stages_organization_id_position_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.pipeline_stages
+    ADD CONSTRAINT pipeline_stages_organization_id_position_key UNIQUE (organization_id, "position") DEFERRABLE INITIALLY DEFERRED;
+
+--
+-- Name: pipeline_stages pipeline_stages_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.pipeline_stages
+    ADD CONSTRAINT pipeline_stages_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: role_agent_access role_agent_access_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.role_agent_access
+    ADD CONSTRAINT role_agent_access_pkey PRIMARY KEY (organization_id, role);
+
+--
+-- Name: sms_opt_outs sms_opt_outs_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sms_opt_outs
+    ADD CONSTRAINT sms_opt_outs_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: staff_profiles staff_profiles_organization_id_person_id_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.staff_profiles
+    ADD CONSTRAINT staff_profiles_organization_id_person_id_key UNIQUE (organization_id, person_id);
+
+--
+-- Name: staff_profiles staff_profiles_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.staff_profiles
+    ADD CONSTRAINT staff_profiles_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: tags tags_organization_id_name_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.tags
+    ADD CONSTRAINT tags_organization_id_name_key UNIQUE (organization_id, name);
+
+--
+-- Name: tags tags_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.tags
+    ADD CONSTRAINT tags_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: contact_events_by_contact; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX contact_events_by_contact ON app_private.contact_events USING btree (organization_id, contact_id);
+
+--
+-- Name: contact_events_once; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX contact_events_once ON app_private.contact_events USING btree (organization_id, event, key) WHERE ((kind = 'fire'::text) AND (key IS NOT NULL));
+
+--
+-- Name: idempotency_keys_created; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX idempotency_keys_created ON app_private.idempotency_keys USING btree (created_at);
+
+--
+-- Name: outbox_org_created; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX outbox_org_created ON app_private.outbox USING btree (organization_id, created_at);
+
+--
+-- Name: own_clients_by_contact; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX own_clients_by_contact ON app_private.own_clients USING btree (organization_id, contact_id);
+
+--
+-- Name: audience_members_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX audience_members_by_contact ON app_public.audience_members USING btree (organization_id, contact_id);
+
+--
+-- Name: audiences_org_created; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX audiences_org_created ON app_public.audiences USING btree (organization_id, created_at DESC, id);
+
+--
+-- Name: contact_locations_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX contact_locations_by_location ON app_public.contact_locations USING btree (organization_id, location_id, contact_id);
+
+--
+-- Name: contact_notes_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX contact_notes_by_contact ON app_public.contact_notes USING btree (organization_id, contact_id, created_at DESC, id);
+
+--
+-- Name: contact_tags_by_tag; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX contact_tags_by_tag ON app_public.contact_tags USING btree (organization_id, tag_id, contact_id);
+
+--
+-- Name: contacts_org_email_key; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX contacts_org_email_key ON app_public.contacts USING btree (organization_id, email_key);
+
+--
+-- Name: contacts_org_last_seen; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX contacts_org_last_seen ON app_public.contacts USING btree (organization_id, last_seen_at DESC, id);
+
+--
+-- Name: contacts_org_name; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX contacts_org_name ON app_public.contacts USING btree (organization_id, name, id);
+
+--
+-- Name: contacts_org_phone; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX contacts_org_phone ON app_public.contacts USING btree (organization_id, phone) WHERE (phone IS NOT NULL);
+
+--
+-- Name: contacts_org_stage; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX contacts_org_stage ON app_public.contacts USING btree (organization_id, stage_id, id);
+
+--
+-- Name: contacts_search; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX contacts_search ON app_public.contacts USING gin (app_hidden.contact_search_text(name, email, phone) public.gin_trgm_ops) WITH (fastupdate='on', gin_pending_list_limit='256');
+
+--
+-- Name: email_suppressions_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX email_suppressions_by_contact ON app_public.email_suppressions USING btree (organization_id, contact_id);
+
+--
+-- Name: interactions_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX interactions_by_contact ON app_public.interactions USING btree (organization_id, contact_id, started_at DESC, id DESC);
+
+--
+-- Name: sms_opt_outs_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX sms_opt_outs_by_contact ON app_public.sms_opt_outs USING btree (organization_id, contact_id);
+
+--
+-- Name: sms_opt_outs_open; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX sms_opt_outs_open ON app_public.sms_opt_outs USING btree (organization_id, phone) WHERE (ended_at IS NULL);
+
+--
+-- Name: contact_fields _500_define_contacts_json; Type: TRIGGER; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_define_contacts_json AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app_private.contact_fields FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_contact_fields__define();
+
+--
+-- Name: contact_notes _500_count; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_count AFTER INSERT ON app_public.contact_notes FOR EACH ROW EXECUTE FUNCTION app_private.tg_contact_notes__count();
+
+--
+-- Name: people _500_revoke_keys; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_revoke_keys AFTER UPDATE OF role, powers, active ON app_public.people FOR EACH ROW EXECUTE FUNCTION app_private.tg_people__revoke_keys();
+
+--
+-- Name: person_locations _500_revoke_keys; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_revoke_keys AFTER DELETE ON app_public.person_locations FOR EACH ROW EXECUTE FUNCTION app_private.tg_person_locations__revoke_keys();
+
+--
+-- Name: api_key_locations api_key_locations_organization_id_api_key_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.api_key_locations
+    ADD CONSTRAINT api_key_locations_organization_id_api_key_id_fkey FOREIGN KEY (organization_id, api_key_id) REFERENCES app_private.api_keys(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: api_key_locations api_key_locations_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.api_key_locations
+    ADD CONSTRAINT api_key_locations_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: api_keys api_keys_organization_id_created_by_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.api_keys
+    ADD CONSTRAINT api_keys_organization_id_created_by_fkey FOREIGN KEY (organization_id, created_by) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: api_keys api_keys_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.api_keys
+    ADD CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: contact_events contact_events_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.contact_events
+    ADD CONSTRAINT contact_events_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: contact_events contact_events_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.contact_events
+    ADD CONSTRAINT contact_events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: event_subscriptions event_subscriptions_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.event_subscriptions
+    ADD CONSTRAINT event_subscriptions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: idempotency_keys idempotency_keys_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: outbox outbox_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.outbox
+    ADD CONSTRAINT outbox_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: outgoing_messages outgoing_messages_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.outgoing_messages
+    ADD CONSTRAINT outgoing_messages_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: own_clients own_clients_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.own_clients
+    ADD CONSTRAINT own_clients_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: own_clients own_clients_organization_id_person_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.own_clients
+    ADD CONSTRAINT own_clients_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: audience_members audience_members_organization_id_audience_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.audience_members
+    ADD CONSTRAINT audience_members_organization_id_audience_id_fkey FOREIGN KEY (organization_id, audience_id) REFERENCES app_public.audiences(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: audience_members audience_members_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.audience_members
+    ADD CONSTRAINT audience_members_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: audiences audiences_organization_id_created_by_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.audiences
+    ADD CONSTRAINT audiences_organization_id_created_by_fkey FOREIGN KEY (organization_id, created_by) REFERENCES app_public.people(organization_id, id);
+
+--
+-- Name: audiences audiences_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.audiences
+    ADD CONSTRAINT audiences_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: contact_locations contact_locations_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_locations
+    ADD CONSTRAINT contact_locations_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: contact_locations contact_locations_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_locations
+    ADD CONSTRAINT contact_locations_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: contact_notes contact_notes_organization_id_author_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_notes
+    ADD CONSTRAINT contact_notes_organization_id_author_id_fkey FOREIGN KEY (organization_id, author_id) REFERENCES app_public.people(organization_id, id);
+
+--
+-- Name: contact_notes contact_notes_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_notes
+    ADD CONSTRAINT contact_notes_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: contact_notes contact_notes_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_notes
+    ADD CONSTRAINT contact_notes_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id);
+
+--
+-- Name: contact_tags contact_tags_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_tags
+    ADD CONSTRAINT contact_tags_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: contact_tags contact_tags_organization_id_tag_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contact_tags
+    ADD CONSTRAINT contact_tags_organization_id_tag_id_fkey FOREIGN KEY (organization_id, tag_id) REFERENCES app_public.tags(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: contacts contacts_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contacts
+    ADD CONSTRAINT contacts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: contacts contacts_organization_id_stage_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.contacts
+    ADD CONSTRAINT contacts_organization_id_stage_id_fkey FOREIGN KEY (organization_id, stage_id) REFERENCES app_public.pipeline_stages(organization_id, id);
+
+--
+-- Name: custom_fields custom_fields_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.custom_fields
+    ADD CONSTRAINT custom_fields_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: email_suppressions email_suppressions_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.email_suppressions
+    ADD CONSTRAINT email_suppressions_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id);
+
+--
+-- Name: email_suppressions email_suppressions_organization_id_created_by_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.email_suppressions
+    ADD CONSTRAINT email_suppressions_organization_id_created_by_fkey FOREIGN KEY (organization_id, created_by) REFERENCES app_public.people(organization_id, id);
+
+--
+-- Name: email_suppressions email_suppressions_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.email_suppressions
+    ADD CONSTRAINT email_suppressions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: interactions interactions_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.interactions
+    ADD CONSTRAINT interactions_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id);
+
+--
+-- Name: interactions interactions_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.interactions
+    ADD CONSTRAINT interactions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: interactions interactions_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.interactions
+    ADD CONSTRAINT interactions_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id);
+
+--
+-- Name: locations locations_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.locations
+    ADD CONSTRAINT locations_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: people people_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.people
+    ADD CONSTRAINT people_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: person_locations person_locations_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.person_locations
+    ADD CONSTRAINT person_locations_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: person_locations person_locations_organization_id_person_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.person_locations
+    ADD CONSTRAINT person_locations_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: pipeline_stages pipeline_stages_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.pipeline_stages
+    ADD CONSTRAINT pipeline_stages_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: role_agent_access role_agent_access_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.role_agent_access
+    ADD CONSTRAINT role_agent_access_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: sms_opt_outs sms_opt_outs_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sms_opt_outs
+    ADD CONSTRAINT sms_opt_outs_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id);
+
+--
+-- Name: sms_opt_outs sms_opt_outs_organization_id_created_by_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sms_opt_outs
+    ADD CONSTRAINT sms_opt_outs_organization_id_created_by_fkey FOREIGN KEY (organization_id, created_by) REFERENCES app_public.people(organization_id, id);
+
+--
+-- Name: sms_opt_outs sms_opt_outs_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sms_opt_outs
+    ADD CONSTRAINT sms_opt_outs_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: staff_profiles staff_profiles_organization_id_person_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.staff_profiles
+    ADD CONSTRAINT staff_profiles_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: tags tags_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.tags
+    ADD CONSTRAINT tags_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: api_key_locations; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.api_key_locations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: api_keys; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.api_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contact_events; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.contact_events ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contact_fields; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.contact_fields ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: event_subscriptions; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.event_subscriptions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: idempotency_keys; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.idempotency_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: outbox; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.outbox ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: outgoing_messages; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.outgoing_messages ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: own_clients; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.own_clients ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: rate_limit_windows; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.rate_limit_windows ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: search_trigrams; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.search_trigrams ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: audience_members; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.audience_members ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: audiences; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.audiences ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contact_locations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.contact_locations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contact_notes; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.contact_notes ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contact_tags; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.contact_tags ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contacts; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.contacts ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: custom_fields; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.custom_fields ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: audience_members delete_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY delete_own_org ON app_public.audience_members FOR DELETE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden."current_role"() AS "current_role") = ANY (ARRAY['organization'::text, 'owner'::text, 'admin'::text]))));
+
+--
+-- Name: contact_tags delete_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY delete_with_contact ON app_public.contact_tags FOR DELETE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = contact_tags.organization_id) AND (c.id = contact_tags.contact_id))))));
+
+--
+-- Name: email_suppressions; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.email_suppressions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contact_locations insert_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_in_reach ON app_public.contact_locations FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
+
+--
+-- Name: contacts insert_keyed_by_email; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_keyed_by_email ON app_public.contacts FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (email IS NOT NULL)));
+
+--
+-- Name: audiences insert_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_own_org ON app_public.audiences FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden."current_role"() AS "current_role") = ANY (ARRAY['organization'::text, 'owner'::text, 'admin'::text]))));
+
+--
+-- Name: tags insert_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_own_org ON app_public.tags FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power)));
+
+--
+-- Name: contact_notes insert_shared_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_shared_with_contact ON app_public.contact_notes FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (source = 'user'::text) AND (location_id IS NULL) AND (NOT (author_id IS DISTINCT FROM ( SELECT app_hidden.current_user_id() AS current_user_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = contact_notes.organization_id) AND (c.id = contact_notes.contact_id))))));
+
+--
+-- Name: audience_members insert_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_with_contact ON app_public.audience_members FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden."current_role"() AS "current_role") = ANY (ARRAY['organization'::text, 'owner'::text, 'admin'::text])) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = audience_members.organization_id) AND (c.id = audience_members.contact_id))))));
+
+--
+-- Name: contact_tags insert_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_with_contact ON app_public.contact_tags FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = contact_tags.organization_id) AND (c.id = contact_tags.contact_id))))));
+
+--
+-- Name: email_suppressions insert_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_with_contact ON app_public.email_suppressions FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (NOT (created_by IS DISTINCT FROM ( SELECT app_hidden.current_user_id() AS current_user_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = email_suppressions.organization_id) AND (c.id = email_suppressions.contact_id) AND (c.email_key = email_suppressions.email))))));
+
+--
+-- Name: sms_opt_outs insert_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_with_contact ON app_public.sms_opt_outs FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (NOT (created_by IS DISTINCT FROM ( SELECT app_hidden.current_user_id() AS current_user_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = sms_opt_outs.organization_id) AND (c.id = sms_opt_outs.contact_id) AND (c.phone = sms_opt_outs.phone))))));
+
+--
+-- Name: interactions; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.interactions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: locations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.locations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: organizations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.organizations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: people; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.people ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: person_locations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.person_locations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: pipeline_stages; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.pipeline_stages ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: role_agent_access; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.role_agent_access ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contact_locations select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.contact_locations FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
+
+--
+-- Name: contacts select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.contacts FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (EXISTS ( SELECT 1
+   FROM app_public.contact_locations cl
+  WHERE ((cl.organization_id = contacts.organization_id) AND (cl.contact_id = contacts.id) AND (cl.location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))))) AND ((( SELECT app_hidden.current_records_level() AS current_records_level) = 'all'::text) OR (id = ANY (( SELECT app_hidden.current_own_client_ids() AS current_own_client_ids)::uuid[])))));
+
+--
+-- Name: interactions select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.interactions FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = interactions.organization_id) AND (c.id = interactions.contact_id))))));
+
+--
+-- Name: locations select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.locations FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
+
+--
+-- Name: organizations select_own; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own ON app_public.organizations FOR SELECT USING ((id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: audience_members select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.audience_members FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: audiences select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.audiences FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: custom_fields select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.custom_fields FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: people select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.people FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: person_locations select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.person_locations FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: pipeline_stages select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.pipeline_stages FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: role_agent_access select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.role_agent_access FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: staff_profiles select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.staff_profiles FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: tags select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.tags FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: contact_notes select_shared_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_shared_with_contact ON app_public.contact_notes FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (source <> 'location_private'::text) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = contact_notes.organization_id) AND (c.id = contact_notes.contact_id))))));
+
+--
+-- Name: email_suppressions select_with_address; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_address ON app_public.email_suppressions FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = email_suppressions.organization_id) AND (c.email_key = email_suppressions.email))))));
+
+--
+-- Name: contact_tags select_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_contact ON app_public.contact_tags FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = contact_tags.organization_id) AND (c.id = contact_tags.contact_id))))));
+
+--
+-- Name: sms_opt_outs select_with_number; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_number ON app_public.sms_opt_outs FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = sms_opt_outs.organization_id) AND (c.phone = sms_opt_outs.phone))))));
+
+--
+-- Name: sms_opt_outs; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.sms_opt_outs ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: staff_profiles; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.staff_profiles ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: tags; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.tags ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contacts update_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_in_reach ON app_public.contacts FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (EXISTS ( SELECT 1
+   FROM app_public.contact_locations cl
+  WHERE ((cl.organization_id = contacts.organization_id) AND (cl.contact_id = contacts.id) AND (cl.location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))))) AND ((( SELECT app_hidden.current_records_level() AS current_records_level) = 'all'::text) OR (id = ANY (( SELECT app_hidden.current_own_client_ids() AS current_own_client_ids)::uuid[]))))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: audiences update_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_own_org ON app_public.audiences FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden."current_role"() AS "current_role") = ANY (ARRAY['organization'::text, 'owner'::text, 'admin'::text])))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: sms_opt_outs update_with_number; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_with_number ON app_public.sms_opt_outs FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: SCHEMA app_hidden; Type: ACL; Schema: -; Owner: svc_owner
+--
+
+GRANT USAGE ON SCHEMA app_hidden TO svc_request;
+GRANT USAGE ON SCHEMA app_hidden TO svc_worker;
+GRANT USAGE ON SCHEMA app_hidden TO svc_analyst;
+
+--
+-- Name: SCHEMA app_public; Type: ACL; Schema: -; Owner: svc_owner
+--
+
+GRANT USAGE ON SCHEMA app_public TO svc_request;
+GRANT USAGE ON SCHEMA app_public TO svc_worker;
+GRANT USAGE ON SCHEMA app_public TO svc_analyst;
+
+--
+-- Name: TABLE contacts; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.contacts TO svc_request;
+GRANT SELECT ON TABLE app_public.contacts TO svc_worker;
+GRANT SELECT ON TABLE app_public.contacts TO svc_analyst;
+
+--
+-- Name: COLUMN contacts.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.name; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(name),UPDATE(name) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.email; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(email),UPDATE(email) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.phone; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(phone),UPDATE(phone) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.stage_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(stage_id) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.field_values; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(field_values),UPDATE(field_values) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.sms_consent; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(sms_consent) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.sms_consent_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(sms_consent_at) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.last_seen_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(last_seen_at) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: COLUMN contacts.sms_consent_source; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(sms_consent_source) ON TABLE app_public.contacts TO svc_request;
+
+--
+-- Name: FUNCTION audience_contacts(definition jsonb, path text, after uuid, max_rows integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_contacts(definition jsonb, path text, after uuid, max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_contacts(definition jsonb, path text, after uuid, max_rows integer) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_contacts(definition jsonb, path text, after uuid, max_rows integer) TO svc_worker;
+
+--
+-- Name: FUNCTION audience_count(definition jsonb, path text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_count(definition jsonb, path text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_count(definition jsonb, path text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_count(definition jsonb, path text) TO svc_worker;
+
+--
+-- Name: FUNCTION audience_definition_check(definition jsonb, at text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_definition_check(definition jsonb, at text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_definition_check(definition jsonb, at text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_definition_check(definition jsonb, at text) TO svc_worker;
+
+--
+-- Name: FUNCTION audience_filter(definition jsonb, path text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) TO svc_worker;
+
+--
+-- Name: TABLE audiences; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.audiences TO svc_request;
+GRANT SELECT ON TABLE app_public.audiences TO svc_worker;
+GRANT SELECT ON TABLE app_public.audiences TO svc_analyst;
+
+--
+-- Name: COLUMN audiences.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.name; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(name),UPDATE(name) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.description; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(description),UPDATE(description) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.kind; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(kind) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.channel; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(channel),UPDATE(channel) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.definition; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(definition),UPDATE(definition) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.exclude_opted_out; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(exclude_opted_out),UPDATE(exclude_opted_out) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.archived_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(archived_at) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.created_by; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(created_by) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: COLUMN audiences.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.audiences TO svc_request;
+
+--
+-- Name: FUNCTION audience_for(audience_id uuid, for_write boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_for(audience_id uuid, for_write boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_for(audience_id uuid, for_write boolean) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_for(audience_id uuid, for_write boolean) TO svc_worker;
+
+--
+-- Name: FUNCTION audience_json(a app_public.audiences); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_json(a app_public.audiences) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_json(a app_public.audiences) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_json(a app_public.audiences) TO svc_worker;
+
+--
+-- Name: FUNCTION audience_rule_error(at text, message text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_rule_error(at text, message text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_rule_error(at text, message text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_rule_error(at text, message text) TO svc_worker;
+
+--
+-- Name: FUNCTION authenticate(key_hash bytea, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, member_access text, manager_power text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, member_access text, manager_power text) TO svc_request;
+
+--
+-- Name: FUNCTION authorize_internal_graphql(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.authorize_internal_graphql() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.authorize_internal_graphql() TO svc_request;
+
+--
+-- Name: FUNCTION authorize_mcp(requirements jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION check_custom_fields(field_values jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.check_custom_fields(field_values jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.check_custom_fields(field_values jsonb) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.check_custom_fields(field_values jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION contact_card(c app_public.contacts); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contact_card(c app_public.contacts) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contact_card(c app_public.contacts) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.contact_card(c app_public.contacts) TO svc_worker;
+
+--
+-- Name: FUNCTION contact_for_caller(c app_public.contacts); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contact_for_caller(c app_public.contacts) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contact_for_caller(c app_public.contacts) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.contact_for_caller(c app_public.contacts) TO svc_worker;
+
+--
+-- Name: FUNCTION contact_for_write(contact_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contact_for_write(contact_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contact_for_write(contact_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.contact_for_write(contact_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION contact_json(c app_public.contacts); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contact_json(c app_public.contacts) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contact_json(c app_public.contacts) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.contact_json(c app_public.contacts) TO svc_worker;
+
+--
+-- Name: FUNCTION contact_search_text(name text, email public.citext, phone text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contact_search_text(name text, email public.citext, phone text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contact_search_text(name text, email public.citext, phone text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.contact_search_text(name text, email public.citext, phone text) TO svc_worker;
+
+--
+-- Name: FUNCTION contact_tag_names(contact_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contact_tag_names(contact_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contact_tag_names(contact_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.contact_tag_names(contact_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION contacts_json(contacts app_public.contacts[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contacts_json(contacts app_public.contacts[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contacts_json(contacts app_public.contacts[]) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.contacts_json(contacts app_public.contacts[]) TO svc_worker;
+
+--
+-- Name: FUNCTION contacts_matching(pattern text, digits text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contacts_matching(pattern text, digits text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contacts_matching(pattern text, digits text) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION current_credential_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_credential_id() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_credential_id() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_credential_id() TO svc_worker;
+
+--
+-- Name: FUNCTION current_has_power(power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_has_power(power text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_has_power(power text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_has_power(power text) TO svc_worker;
+
+--
+-- Name: FUNCTION current_in_reach(location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_in_reach(location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_in_reach(location_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_in_reach(location_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION current_location_ids(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_location_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_analyst;
+
+--
+-- Name: FUNCTION current_org_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_org_id() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_org_id() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_org_id() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_org_id() TO svc_analyst;
+
+--
+-- Name: FUNCTION current_own_client_ids(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_own_client_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_own_client_ids() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_own_client_ids() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_own_client_ids() TO svc_analyst;
+
+--
+-- Name: FUNCTION current_powers(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_powers() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_powers() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_powers() TO svc_worker;
+
+--
+-- Name: FUNCTION current_reaches_all_locations(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_reaches_all_locations() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_reaches_all_locations() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_reaches_all_locations() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_reaches_all_locations() TO svc_analyst;
+
+--
+-- Name: FUNCTION current_records_level(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_records_level() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_records_level() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_records_level() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_records_level() TO svc_analyst;
+
+--
+-- Name: FUNCTION "current_role"(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden."current_role"() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden."current_role"() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden."current_role"() TO svc_worker;
+
+--
+-- Name: FUNCTION current_scopes(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_scopes() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_scopes() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_scopes() TO svc_worker;
+
+--
+-- Name: FUNCTION current_sees_contact_details(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_sees_contact_details() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_sees_contact_details() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_sees_contact_details() TO svc_worker;
+
+--
+-- Name: FUNCTION current_sms_enabled(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_sms_enabled() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_sms_enabled() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_sms_enabled() TO svc_worker;
+
+--
+-- Name: FUNCTION current_user_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_user_id() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_user_id() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_user_id() TO svc_worker;
+
+--
+-- Name: FUNCTION custom_field_value_fits(type text, options jsonb, value jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) TO svc_request;
+
+--
+-- Name: FUNCTION idempotency_finish(operation_id text, key text, status integer, body jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION idempotency_release(operation_id text, key text, outcome_unknown boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) TO svc_request;
+
+--
+-- Name: FUNCTION is_date(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.is_date(value text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.is_date(value text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.is_date(value text) TO svc_worker;
+
+--
+-- Name: FUNCTION is_timestamptz(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.is_timestamptz(value text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.is_timestamptz(value text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.is_timestamptz(value text) TO svc_worker;
+
+--
+-- Name: FUNCTION like_anywhere(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.like_anywhere(value text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.like_anywhere(value text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.like_anywhere(value text) TO svc_worker;
+
+--
+-- Name: TABLE contact_notes; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.contact_notes TO svc_request;
+GRANT SELECT ON TABLE app_public.contact_notes TO svc_worker;
+GRANT SELECT ON TABLE app_public.contact_notes TO svc_analyst;
+
+--
+-- Name: COLUMN contact_notes.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.contact_notes TO svc_request;
+
+--
+-- Name: COLUMN contact_notes.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.contact_notes TO svc_request;
+
+--
+-- Name: COLUMN contact_notes.body; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(body) ON TABLE app_public.contact_notes TO svc_request;
+
+--
+-- Name: COLUMN contact_notes.source; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(source) ON TABLE app_public.contact_notes TO svc_request;
+
+--
+-- Name: COLUMN contact_notes.author_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(author_id) ON TABLE app_public.contact_notes TO svc_request;
+
+--
+-- Name: FUNCTION note_json(n app_public.contact_notes); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.note_json(n app_public.contact_notes) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.note_json(n app_public.contact_notes) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.note_json(n app_public.contact_notes) TO svc_worker;
+
+--
+-- Name: FUNCTION page_error(param text, message text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.page_error(param text, message text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.page_error(param text, message text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.page_error(param text, message text) TO svc_worker;
+
+--
+-- Name: FUNCTION page_limit(page_size integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.page_limit(page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.page_limit(page_size integer) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.page_limit(page_size integer) TO svc_worker;
+
+--
+-- Name: FUNCTION page_number(page integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.page_number(page integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.page_number(page integer) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.page_number(page integer) TO svc_worker;
+
+--
+-- Name: FUNCTION queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION raise_error(status integer, code text, message text, extra jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.raise_error(status integer, code text, message text, extra jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.raise_error(status integer, code text, message text, extra jsonb) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.raise_error(status integer, code text, message text, extra jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION rate_limit_add(window_start timestamp with time zone, counts jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.rate_limit_add(window_start timestamp with time zone, counts jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.rate_limit_add(window_start timestamp with time zone, counts jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION require_contact(contact_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.require_contact(contact_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.require_contact(contact_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.require_contact(contact_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION require_static(a app_public.audiences); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.require_static(a app_public.audiences) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.require_static(a app_public.audiences) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.require_static(a app_public.audiences) TO svc_worker;
+
+--
+-- Name: FUNCTION requirement_refusal(required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) TO svc_request;
+
+--
+-- Name: FUNCTION search_pieces(pattern text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.search_pieces(pattern text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.search_pieces(pattern text) TO svc_request;
+
+--
+-- Name: FUNCTION add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION define_contacts_json(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.define_contacts_json() FROM PUBLIC;
+
+--
+-- Name: FUNCTION event_subscribers(event text, fields jsonb, count_filter boolean); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.event_subscribers(event text, fields jsonb, count_filter boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION idempotency_lock_key(credential_id uuid, operation_id text, key text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) FROM PUBLIC;
+
+--
+-- Name: TABLE people; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.people TO svc_request;
+GRANT SELECT ON TABLE app_public.people TO svc_worker;
+GRANT SELECT ON TABLE app_public.people TO svc_analyst;
+
+--
+-- Name: FUNCTION person_may_hold_key(p app_public.people, k app_private.api_keys); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) FROM PUBLIC;
+
+--
+-- Name: FUNCTION refresh_search_trigrams(sample_rows integer); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.refresh_search_trigrams(sample_rows integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_contact_fields__define(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_contact_fields__define() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_contact_notes__count(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_contact_notes__count() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_people__revoke_keys(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_people__revoke_keys() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_person_locations__revoke_keys(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_person_locations__revoke_keys() FROM PUBLIC;
+
+--
+-- Name: FUNCTION audiences_add_member(audience_id uuid, contact_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_add_member(audience_id uuid, contact_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_add_member(audience_id uuid, contact_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION audiences_archive(audience_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_archive(audience_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_archive(audience_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION audiences_count(audience_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_count(audience_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_count(audience_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION audiences_create(name text, description text, kind text, channel text, definition jsonb, exclude_opted_out boolean); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_create(name text, description text, kind text, channel text, definition jsonb, exclude_opted_out boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_create(name text, description text, kind text, channel text, definition jsonb, exclude_opted_out boolean) TO svc_request;
+
+--
+-- Name: FUNCTION audiences_get(audience_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_get(audience_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_get(audience_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION audiences_list(); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_list() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_list() TO svc_request;
+
+--
+-- Name: FUNCTION audiences_list_members(audience_id uuid, after uuid, page_size integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_list_members(audience_id uuid, after uuid, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_list_members(audience_id uuid, after uuid, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION audiences_preview_count(definition jsonb); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_preview_count(definition jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_preview_count(definition jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION audiences_remove_member(audience_id uuid, contact_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_remove_member(audience_id uuid, contact_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_remove_member(audience_id uuid, contact_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION audiences_update(audience_id uuid, patch jsonb); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_add_note(contact_id uuid, body text); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_add_note(contact_id uuid, body text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_add_note(contact_id uuid, body text) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_add_tag(contact_id uuid, tag_name public.citext); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_add_tag(contact_id uuid, tag_name public.citext) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_add_tag(contact_id uuid, tag_name public.citext) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_get(contact_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_get(contact_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_get(contact_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_list_interactions(contact_id uuid, channel text, status text, page integer, page_size integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_list_interactions(contact_id uuid, channel text, status text, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_list_interactions(contact_id uuid, channel text, status text, page integer, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_list_notes(contact_id uuid, page integer, page_size integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_list_notes(contact_id uuid, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_list_notes(contact_id uuid, page integer, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_record_sms_consent(contact_id uuid, source text, consented_at timestamp with time zone); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_record_sms_consent(contact_id uuid, source text, consented_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_record_sms_consent(contact_id uuid, source text, consented_at timestamp with time zone) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_remove_tag(contact_id uuid, tag_name public.citext); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_remove_tag(contact_id uuid, tag_name public.citext) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_remove_tag(contact_id uuid, tag_name public.citext) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_search(q text, email public.citext, phone text, page integer, page_size integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_search(q text, email public.citext, phone text, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_search(q text, email public.citext, phone text, page integer, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_suppress(contact_id uuid, channels text[]); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_suppress(contact_id uuid, channels text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_suppress(contact_id uuid, channels text[]) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_update(contact_id uuid, patch jsonb); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_update(contact_id uuid, patch jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_update(contact_id uuid, patch jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) TO svc_request;
+
+--
+-- Name: TABLE audience_members; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT,DELETE ON TABLE app_public.audience_members TO svc_request;
+GRANT SELECT ON TABLE app_public.audience_members TO svc_worker;
+GRANT SELECT ON TABLE app_public.audience_members TO svc_analyst;
+
+--
+-- Name: COLUMN audience_members.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.audience_members TO svc_request;
+
+--
+-- Name: COLUMN audience_members.audience_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(audience_id) ON TABLE app_public.audience_members TO svc_request;
+
+--
+-- Name: COLUMN audience_members.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.audience_members TO svc_request;
+
+--
+-- Name: TABLE contact_locations; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT,INSERT ON TABLE app_public.contact_locations TO svc_request;
+GRANT SELECT ON TABLE app_public.contact_locations TO svc_worker;
+GRANT SELECT ON TABLE app_public.contact_locations TO svc_analyst;
+
+--
+-- Name: TABLE contact_tags; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT,DELETE ON TABLE app_public.contact_tags TO svc_request;
+GRANT SELECT ON TABLE app_public.contact_tags TO svc_worker;
+GRANT SELECT ON TABLE app_public.contact_tags TO svc_analyst;
+
+--
+-- Name: COLUMN contact_tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: COLUMN contact_tags.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: COLUMN contact_tags.tag_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(tag_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: TABLE custom_fields; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.custom_fields TO svc_request;
+GRANT SELECT ON TABLE app_public.custom_fields TO svc_worker;
+GRANT SELECT ON TABLE app_public.custom_fields TO svc_analyst;
+
+--
+-- Name: TABLE email_suppressions; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.email_suppressions TO svc_request;
+GRANT SELECT ON TABLE app_public.email_suppressions TO svc_worker;
+GRANT SELECT ON TABLE app_public.email_suppressions TO svc_analyst;
+
+--
+-- Name: COLUMN email_suppressions.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.email_suppressions TO svc_request;
+
+--
+-- Name: COLUMN email_suppressions.email; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(email) ON TABLE app_public.email_suppressions TO svc_request;
+
+--
+-- Name: COLUMN email_suppressions.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.email_suppressions TO svc_request;
+
+--
+-- Name: COLUMN email_suppressions.created_by; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(created_by) ON TABLE app_public.email_suppressions TO svc_request;
+
+--
+-- Name: TABLE interactions; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.interactions TO svc_request;
+GRANT SELECT ON TABLE app_public.interactions TO svc_worker;
+GRANT SELECT ON TABLE app_public.interactions TO svc_analyst;
+
+--
+-- Name: TABLE locations; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.locations TO svc_request;
+GRANT SELECT ON TABLE app_public.locations TO svc_worker;
+GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
+
+--
+-- Name: TABLE organizations; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.organizations TO svc_request;
+GRANT SELECT ON TABLE app_public.organizations TO svc_worker;
+GRANT SELECT ON TABLE app_public.organizations TO svc_analyst;
+
+--
+-- Name: TABLE person_locations; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.person_locations TO svc_request;
+GRANT SELECT ON TABLE app_public.person_locations TO svc_worker;
+GRANT SELECT ON TABLE app_public.person_locations TO svc_analyst;
+
+--
+-- Name: TABLE pipeline_stages; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_request;
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_worker;
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_analyst;
+
+--
+-- Name: TABLE role_agent_access; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.role_agent_access TO svc_request;
+GRANT SELECT ON TABLE app_public.role_agent_access TO svc_worker;
+GRANT SELECT ON TABLE app_public.role_agent_access TO svc_analyst;
+
+--
+-- Name: TABLE sms_opt_outs; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.sms_opt_outs TO svc_request;
+GRANT SELECT ON TABLE app_public.sms_opt_outs TO svc_worker;
+GRANT SELECT ON TABLE app_public.sms_opt_outs TO svc_analyst;
+
+--
+-- Name: COLUMN sms_opt_outs.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.sms_opt_outs TO svc_request;
+
+--
+-- Name: COLUMN sms_opt_outs.phone; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(phone) ON TABLE app_public.sms_opt_outs TO svc_request;
+
+--
+-- Name: COLUMN sms_opt_outs.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.sms_opt_outs TO svc_request;
+
+--
+-- Name: COLUMN sms_opt_outs.created_by; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(created_by) ON TABLE app_public.sms_opt_outs TO svc_request;
+
+--
+-- Name: COLUMN sms_opt_outs.ended_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(ended_at) ON TABLE app_public.sms_opt_outs TO svc_request;
+
+--
+-- Name: TABLE staff_profiles; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.staff_profiles TO svc_request;
+GRANT SELECT ON TABLE app_public.staff_profiles TO svc_worker;
+GRANT SELECT ON TABLE app_public.staff_profiles TO svc_analyst;
+
+--
+-- Name: TABLE tags; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.tags TO svc_request;
+GRANT SELECT ON TABLE app_public.tags TO svc_worker;
+GRANT SELECT ON TABLE app_public.tags TO svc_analyst;
+
+--
+-- Name: COLUMN tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.tags TO svc_request;
+
+--
+-- Name: COLUMN tags.name; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(name) ON TABLE app_public.tags TO svc_request;
+
+--
+-- Name: DEFAULT PRIVILEGES FOR FUNCTIONS; Type: DEFAULT ACL; Schema: -; Owner: svc_owner
+--
+
+ALTER DEFAULT PRIVILEGES FOR ROLE svc_owner REVOKE ALL ON FUNCTIONS  FROM PUBLIC;
+
+--
+-- Our grants on graphile_worker and our policies on its tables (000012): svc_owner adds jobs
+-- through graphile_worker.add_job and add_jobs; PUBLIC executes none of its functions.
+--
+
+--
+-- Name: _private_job_queues svc_owner_adds_jobs; Type: POLICY; Schema: graphile_worker; Owner: -
+--
+
+CREATE POLICY svc_owner_adds_jobs ON graphile_worker._private_job_queues TO svc_owner USING (true) WITH CHECK (true);
+
+--
+-- Name: _private_jobs svc_owner_adds_jobs; Type: POLICY; Schema: graphile_worker; Owner: -
+--
+
+CREATE POLICY svc_owner_adds_jobs ON graphile_worker._private_jobs TO svc_owner USING (true) WITH CHECK (true);
+
+--
+-- Name: _private_tasks svc_owner_adds_jobs; Type: POLICY; Schema: graphile_worker; Owner: -
+--
+
+CREATE POLICY svc_owner_adds_jobs ON graphile_worker._private_tasks TO svc_owner USING (true) WITH CHECK (true);
+
+--
+-- Name: SCHEMA graphile_worker; Type: ACL; Schema: -; Owner: -
+--
+
+GRANT USAGE ON SCHEMA graphile_worker TO svc_owner;
+
+--
+-- Name: TABLE _private_jobs; Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE graphile_worker._private_jobs TO svc_owner;
+
+--
+-- Name: FUNCTION add_job(identifier text, payload json, queue_name text, run_at timestamp with time zone, max_attempts integer, job_key text, priority integer, flags text[], job_key_mode text); Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+REVOKE ALL ON FUNCTION graphile_worker.add_job(identifier text, payload json, queue_name text, run_at timestamp with time zone, max_attempts integer, job_key text, priority integer, flags text[], job_key_mode text) FROM PUBLIC;
+GRANT ALL ON FUNCTION graphile_worker.add_job(identifier text, payload json, queue_name text, run_at timestamp with time zone, max_attempts integer, job_key text, priority integer, flags text[], job_key_mode text) TO svc_owner;
+
+--
+-- Name: FUNCTION add_jobs(specs graphile_worker.job_spec[], job_key_preserve_run_at boolean); Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+REVOKE ALL ON FUNCTION graphile_worker.add_jobs(specs graphile_worker.job_spec[], job_key_preserve_run_at boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION graphile_worker.add_jobs(specs graphile_worker.job_spec[], job_key_preserve_run_at boolean) TO svc_owner;
+
+--
+-- Name: FUNCTION complete_jobs(job_ids bigint[]); Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+REVOKE ALL ON FUNCTION graphile_worker.complete_jobs(job_ids bigint[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION force_unlock_workers(worker_ids text[]); Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+REVOKE ALL ON FUNCTION graphile_worker.force_unlock_workers(worker_ids text[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION permanently_fail_jobs(job_ids bigint[], error_message text); Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+REVOKE ALL ON FUNCTION graphile_worker.permanently_fail_jobs(job_ids bigint[], error_message text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION remove_job(job_key text); Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+REVOKE ALL ON FUNCTION graphile_worker.remove_job(job_key text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION reschedule_jobs(job_ids bigint[], run_at timestamp with time zone, priority integer, attempts integer, max_attempts integer); Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+REVOKE ALL ON FUNCTION graphile_worker.reschedule_jobs(job_ids bigint[], run_at timestamp with time zone, priority integer, attempts integer, max_attempts integer) FROM PUBLIC;
+
+--
+-- Name: TABLE _private_job_queues; Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE graphile_worker._private_job_queues TO svc_owner;
+
+--
+-- Name: TABLE _private_tasks; Type: ACL; Schema: graphile_worker; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE graphile_worker._private_tasks TO svc_owner;
