@@ -1,0 +1,48 @@
+// db/schema.sql is the schema the migrations leave. Its header names the migrations it was
+// dumped from, checked everywhere; where a pg_dump can dump the test server (one of the same or
+// a newer major version), its text is also compared with a dump of the migrated template.
+import test from 'ava';
+import { dumpSchema, findPgDump, migrationsHash, readSchemaFile } from '../scripts/schema-dump.ts';
+import { createTestDatabase } from './helpers/db.ts';
+
+const stale = 'db/schema.sql is out of date: run `npm run db:dump` (db/README.md) and commit it';
+
+/** The first lines where `want` and `got` part, with a little context. */
+function firstDifference(want: string, got: string): string {
+  const a = want.split('\n');
+  const b = got.split('\n');
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return [
+    ...a.slice(Math.max(0, i - 3), i).map((l) => `  ${l}`),
+    ...a.slice(i, i + 6).map((l) => `- ${l}`),
+    ...b.slice(i, i + 6).map((l) => `+ ${l}`),
+  ].join('\n');
+}
+
+const ownerUrl = process.env.SVC_TEST_OWNER_URL;
+if (!ownerUrl) throw new Error('SVC_TEST_OWNER_URL is not set: run the tests with npm test');
+// ava takes no test declared after an await, so the pg_dump is found first.
+const pgDump = await findPgDump(ownerUrl);
+
+test('db/schema.sql was dumped from the migrations of this tree (committed and current)', (t) => {
+  t.is(readSchemaFile().hash, migrationsHash(true), stale);
+});
+
+const compared = 'db/schema.sql is, line for line, what pg_dump makes of the migrated database';
+
+if ('unusable' in pgDump) {
+  // Reported as skipped, with the reason in its title; the header check above still ran.
+  test.skip(`${compared} (not compared: ${pgDump.unusable})`, () => undefined);
+} else {
+  test(compared, async (t) => {
+    const db = await createTestDatabase();
+    try {
+      const dumped = await dumpSchema(db.ownerUrl, pgDump.path);
+      const { body } = readSchemaFile();
+      t.true(dumped === body, `${stale}. With ${pgDump.version}, it differs from the file first here (- file, + dump):\n${firstDifference(body, dumped)}`);
+    } finally {
+      await db.drop();
+    }
+  });
+}
