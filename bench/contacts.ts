@@ -572,7 +572,8 @@ ${goalRow('contacts_get', 'contacts_get', 5)}
 ${saturatedBefore.length ? `Before and after migrations 000008 and 000011 in the same run. The baseline is a copy of the loaded database with the
 read paths and the upsert put back as migrations 000004–000005 wrote them (the renderer under nested policies, q through
 every trigram of an (organization_id, search text) index, no pending list, the upserted row written under the contacts
-policies; bench/baseline.ts builds it from the committed migrations), served by a second server; the two are measured in
+policies; bench/baseline.ts runs bench/baseline-before-000008.sql, the definitions a database migrated to 000007 held,
+taken from it once with pg_get_functiondef), served by a second server; the two are measured in
 alternating rounds, each paced at ${Math.round(PACE * 100)}% of its own capacity.
 
 | request | saturated req/s, before / after | saturated p95 ms, before / after | paced req/s: p95 ms, before / after | CPU µs per request (server + PostgreSQL), before / after |
