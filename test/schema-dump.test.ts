@@ -25,24 +25,20 @@ if (!ownerUrl) throw new Error('SVC_TEST_OWNER_URL is not set: run the tests wit
 // ava takes no test declared after an await, so the pg_dump is found first.
 const pgDump = await findPgDump(ownerUrl);
 
-test('db/schema.sql was dumped from the migrations of this tree (committed and current)', (t) => {
+test('db/schema.sql is current: dumped from the migrations of this tree, and what pg_dump makes of them', async (t) => {
   t.is(readSchemaFile().hash, migrationsHash(true), stale);
+  // The text itself is compared wherever a pg_dump can read the test server (the embedded
+  // PostgreSQL ships none); the header check above runs everywhere.
+  if ('unusable' in pgDump) {
+    t.log(`text not compared: ${pgDump.unusable}`);
+    return;
+  }
+  const db = await createTestDatabase();
+  try {
+    const dumped = await dumpSchema(db.ownerUrl, pgDump.path);
+    const { body } = readSchemaFile();
+    t.true(dumped === body, `${stale}. With ${pgDump.version}, it differs from the file first here (- file, + dump):\n${firstDifference(body, dumped)}`);
+  } finally {
+    await db.drop();
+  }
 });
-
-const compared = 'db/schema.sql is, line for line, what pg_dump makes of the migrated database';
-
-if ('unusable' in pgDump) {
-  // Reported as skipped, with the reason in its title; the header check above still ran.
-  test.skip(`${compared} (not compared: ${pgDump.unusable})`, () => undefined);
-} else {
-  test(compared, async (t) => {
-    const db = await createTestDatabase();
-    try {
-      const dumped = await dumpSchema(db.ownerUrl, pgDump.path);
-      const { body } = readSchemaFile();
-      t.true(dumped === body, `${stale}. With ${pgDump.version}, it differs from the file first here (- file, + dump):\n${firstDifference(body, dumped)}`);
-    } finally {
-      await db.drop();
-    }
-  });
-}
