@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000012) and migrations/current/ (301-requirements-and-claim-settings.sql, 310-own-clients.sql, 320-contact-events.sql, 330-contact-fields.sql) leave.
--- migrations sha256:3df1cc3a84a4f42dad6d80e4d45ef5de03c5be216308050937c376fffc34d917
+-- The schema that migrations/committed/ (000001–000013) and migrations/current/ (none) leave.
+-- migrations sha256:c2ddc5a62b777407e133f96774b9017c6e8acdd1d1ea7dd994550502044ec486
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
