@@ -56,11 +56,11 @@ await pool.query(`insert into app_public.contact_notes (organization_id, contact
   select organization_id, id, 'note', 'user' from app_public.contacts where organization_id = $1 and abs(hashtext(id::text)) % 4 = 0`, [o]);
 await pool.query('vacuum analyze');
 
-// 000008's renderer under another name, and contacts_get as it was around it.
-const committed = readFileSync(new URL('../migrations/committed/000008-contacts-reads-renderer-without-nested-policies-q-by-its-rar.sql', import.meta.url), 'utf8');
-const renderer = /create function app_hidden\.contacts_json\(contacts app_public\.contacts\[\]\)[\s\S]*?\nend \$\$;/.exec(committed)![0];
+// The renderer before 000013 (bench/renderer-before-000013.sql) under another name, and
+// contacts_get as it was around it.
+const renderer = readFileSync(new URL('./renderer-before-000013.sql', import.meta.url), 'utf8');
 await pool.query(`set role svc_owner;
-  ${renderer.replace('app_hidden.contacts_json(', 'app_hidden.bench_contacts_json_before(')}
+  ${renderer.replace('FUNCTION app_hidden.contacts_json(', 'FUNCTION app_hidden.bench_contacts_json_before(')}
   create function app_hidden.bench_contacts_get_before(contact_id uuid) returns jsonb language plpgsql stable as $$
   declare
     c app_public.contacts;
