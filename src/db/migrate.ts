@@ -60,15 +60,29 @@ export async function migrate(ownerUrl: string, loginPassword?: string, opts: { 
   if (opts.withCurrent && currentMigrationFiles().length) {
     await gmWatch({ connectionString: ownerUrl, migrationsFolder, logger }, true);
   }
-  if (loginPassword) {
-    const client = new pg.Client(ownerUrl);
-    await client.connect();
-    try {
-      // ALTER ROLE takes no bind parameters; the password is ours (generated or from the
-      // operator's environment) and goes through the driver's literal escaping.
-      await client.query(`alter role svc_login with login password ${literal(loginPassword)}`);
-    } finally {
-      await client.end();
+  if (loginPassword) await setLoginPassword(ownerUrl, loginPassword);
+}
+
+async function setLoginPassword(ownerUrl: string, password: string): Promise<void> {
+  const client = new pg.Client(ownerUrl);
+  await client.connect();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // ALTER ROLE takes no bind parameters; the password is ours (generated or from the
+        // operator's environment) and goes through the driver's literal escaping.
+        await client.query(`alter role svc_login with login password ${literal(password)}`);
+        return;
+      } catch (e) {
+        // Processes starting together (operator commands, a server and a worker, on any database
+        // of the cluster) may set it at the same moment; PostgreSQL refuses the second change of
+        // the role while the first commits. The role is the cluster's, so no advisory lock
+        // (one per database) would order them: the loser tries again.
+        if (!/tuple concurrently updated/.test((e as Error).message) || attempt >= 10) throw e;
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+      }
     }
+  } finally {
+    await client.end();
   }
 }
