@@ -39,7 +39,7 @@ export async function startApp(opts: {
 } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   // Suites that send many expensive calls at once test other things than the heavy lane's
-  // limits (test/heavy-lane.alone.test.ts sets its own): a wide lane unless the suite says otherwise.
+  // limits (test/platform/heavy-lane.alone.test.ts sets its own): a wide lane unless the suite says otherwise.
   const laneForTests = { SVC_HEAVY_CONNECTIONS: '4', SVC_HEAVY_PER_CREDENTIAL: '1000', SVC_HEAVY_PER_ORGANIZATION: '1000' };
   const config = loadConfig({ ...process.env, ...laneForTests, ...opts.env });
   const pool = createRequestPool(db.loginUrl, { max: 8, statementTimeoutMs: opts.statementTimeoutMs });
