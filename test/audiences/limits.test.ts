@@ -4,25 +4,24 @@
 // credential that reads only a contact's name, email and phone may test only those: counts
 // over any other field would let it read that field by bisection.
 import test from 'ava';
-import type { DatabaseError } from 'pg';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { asKey, contactsFixture } from '../contacts/helpers.ts';
-import { mcpRpc } from '../helpers/mcp.ts';
+import { contactsFixture } from '../contacts/helpers.ts';
+import { callTool } from '../helpers/mcp.ts';
+import { sqlError } from '../helpers/sql.ts';
+import { refusedWithoutWrites } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { LIMITS } from '../../src/audiences/schemas.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(contactsFixture());
 });
 test.after.always(async () => { await app?.close(); });
 
 const preview = (body: unknown, key = acme.keys.org!) => app.request('POST', '/api/v1/audiences/preview-count', { key, body });
 const create = (body: unknown) => app.request('POST', '/api/v1/audiences', { key: acme.keys.org!, body });
-const audiences = async () => (await app.db.owner.query(
-  `select to_jsonb(a) as row from app_public.audiences a where organization_id = $1 order by id`, [acme.organization_id])).rows;
 
 /** n rules of contains_any on display_name, each with `per` distinct values of `len` characters. */
 const containsAny = (n: number, per: number, len: number, match: 'all' | 'any' = 'any') => ({
@@ -34,26 +33,6 @@ const containsAny = (n: number, per: number, len: number, match: 'all' | 'any' =
 });
 /** The definition of the probe: 50 rules of 500 contains_any values, match any (about 850 kB). */
 const probe = () => containsAny(50, 500, 30);
-
-async function mcpCall(key: string, name: string, args: Record<string, unknown>) {
-  const res = await mcpRpc(app, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
-    { authorization: `Bearer ${key}` });
-  const text = await res.text();
-  const data = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: '))!.slice(6);
-  return JSON.parse(data).result as { isError?: boolean; structuredContent: any };
-}
-
-/** The 400 a SQL function raises: SQLSTATE SV400, the API's message in the detail. */
-async function sqlError(key: string, statement: string, values: unknown[]): Promise<DatabaseError> {
-  return asKey(app, key, async (c) => {
-    try {
-      await c.query(statement, values);
-    } catch (e) {
-      return e as DatabaseError;
-    }
-    throw new Error(`${statement} succeeded`);
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // The cost of a definition
@@ -72,10 +51,10 @@ test('the probe\'s definition (50 × 500 contains_any values) is a 400 naming bo
     t.deepEqual(res.body.issues.map((i: { path: string }) => i.path), ['body.rules']);
     t.true(Date.now() - started < 10_000, 'refused before anything is evaluated');
   }
-  const mcp = await mcpCall(acme.keys.member_key!, 'audiences_preview_count', body);
+  const mcp = await callTool(app, acme.keys.member_key!, 'audiences_preview_count', body);
   t.true(mcp.isError);
-  t.is(mcp.structuredContent.statusCode, 400);
-  t.regex(mcp.structuredContent.message, /^body\.rules: the contains and contains_any rules hold 25000 values/);
+  t.is(mcp.body.statusCode, 400);
+  t.regex(mcp.body.message, /^body\.rules: the contains and contains_any rules hold 25000 values/);
 });
 
 test('a definition at the bound runs; one value or one character more is a 400', async (t) => {
@@ -87,9 +66,9 @@ test('a definition at the bound runs; one value or one character more is a 400',
     t.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     t.is(res.body.count, 0);
   }
-  const mcp = await mcpCall(acme.keys.org!, 'audiences_preview_count', atBound);
+  const mcp = await callTool(app, acme.keys.org!, 'audiences_preview_count', atBound);
   t.falsy(mcp.isError, JSON.stringify(mcp).slice(0, 300));
-  t.is(mcp.structuredContent.count, 0);
+  t.is(mcp.body.count, 0);
 
   const oneValueMore = containsAny(50, 10, 19);
   oneValueMore.rules[0]!.value.push('x');
@@ -125,19 +104,15 @@ test('legitimate definitions pass: 50 rules of a few values, in on email with 50
 });
 
 test.serial('create and update refuse a definition over the bound, and write nothing', async (t) => {
-  const before = await audiences();
-  const created = await create({ name: 'Too costly', definition: containsAny(2, 300, 5), idempotency_key: 'costly-1' });
-  t.is(created.status, 400);
+  const created = await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request',
+    () => create({ name: 'Too costly', definition: containsAny(2, 300, 5), idempotency_key: 'costly-1' }));
   t.regex(created.body.message, /^body\.definition\.rules: the contains and contains_any rules hold 600 values in all/);
-  t.deepEqual(await audiences(), before);
 
   const ok = await create({ name: 'Fine', definition: containsAny(1, 5, 5) });
   t.is(ok.status, 201);
-  const snapshot = await audiences();
-  const updated = await app.request('PATCH', `/api/v1/audiences/${ok.body.id}`, { key: acme.keys.org!, body: { definition: containsAny(2, 300, 5) } });
-  t.is(updated.status, 400);
+  const updated = await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request',
+    () => app.request('PATCH', `/api/v1/audiences/${ok.body.id}`, { key: acme.keys.org!, body: { definition: containsAny(2, 300, 5) } }));
   t.regex(updated.body.message, /^body\.definition\.rules: the contains and contains_any rules hold 600 values in all/);
-  t.deepEqual(await audiences(), snapshot);
 
   // a static audience ignores a definition, so its cost does not matter
   const stat = await create({ name: 'Static', kind: 'static', definition: containsAny(2, 300, 5) });
@@ -156,15 +131,15 @@ test.serial('a saved definition over the bound answers 400 naming definition.rul
   }
   const member = await app.request('GET', `/api/v1/audiences/${a.id}/count`, { key: acme.keys.member_key! });
   t.is(member.status, 400);
-  const mcp = await mcpCall(acme.keys.org!, 'audiences_list_members', { audienceId: a.id });
+  const mcp = await callTool(app, acme.keys.org!, 'audiences_list_members', { audienceId: a.id });
   t.true(mcp.isError);
-  t.regex(mcp.structuredContent.message, /^definition\.rules: /);
+  t.regex(mcp.body.message, /^definition\.rules: /);
 });
 
 test('the bound holds straight at the SQL, for a MEMBER key too', async (t) => {
   const def = JSON.stringify(probe());
   for (const key of [acme.keys.org!, acme.keys.member_key!]) {
-    const err = await sqlError(key, `select app_public.audiences_preview_count($1::jsonb)`, [def]);
+    const err = await sqlError(app, key, `select app_public.audiences_preview_count($1::jsonb)`, [def]);
     t.is(err.code, 'SV400');
     t.is(err.message, 'bad_request');
     t.regex(err.detail!, /^body\.rules: the contains and contains_any rules hold 25000 values in all/);
@@ -197,9 +172,9 @@ test('a field-limited credential (MEMBER key, MANAGER without the contacts power
       { field: 'phone_number', op: 'exists' }] }, key);
     t.is(readable.status, 200, `${ref}: ${JSON.stringify(readable.body)}`);
   }
-  const mcp = await mcpCall(acme.keys.member_key!, 'audiences_preview_count', bisect('field_values.plan'));
+  const mcp = await callTool(app, acme.keys.member_key!, 'audiences_preview_count', bisect('field_values.plan'));
   t.true(mcp.isError);
-  t.regex(mcp.structuredContent.message, /^body\.rules\.1\.field: field_values\.plan is not a field this credential can read/);
+  t.regex(mcp.body.message, /^body\.rules\.1\.field: field_values\.plan is not a field this credential can read/);
 });
 
 test('an organization key and managers with the contacts power may test every field', async (t) => {
@@ -223,10 +198,10 @@ test.serial('a saved audience over hidden fields: its count and members are a 40
     t.is(res.status, 400, ref);
     t.is(res.body.message, message, ref);
     // members are refused to these roles over the API (403); the SQL refuses the rule as well
-    const err = await sqlError(acme.keys[ref]!, `select app_public.audiences_list_members($1, null, 10)`, [saved.body.id]);
+    const err = await sqlError(app, acme.keys[ref]!, `select app_public.audiences_list_members($1, null, 10)`, [saved.body.id]);
     t.is(err.code, 'SV400', ref);
     t.is(err.detail, message, ref);
-    const count = await sqlError(acme.keys[ref]!, `select app_public.audiences_count($1)`, [saved.body.id]);
+    const count = await sqlError(app, acme.keys[ref]!, `select app_public.audiences_count($1)`, [saved.body.id]);
     t.is(count.detail, message, ref);
   }
   const org = await app.request('GET', `/api/v1/audiences/${saved.body.id}/count`, { key: acme.keys.org! });

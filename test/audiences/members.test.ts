@@ -9,7 +9,7 @@ import type { Applied } from '../../src/admin/fixture.ts';
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(contactsFixture());
   // a few hundred more contacts, so pages are many
   await app.db.owner.query(`

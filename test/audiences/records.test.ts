@@ -2,10 +2,12 @@
 // restore; kind fixed; access per scope and role; isolation between organizations; the
 // operations as MCP tools.
 import test from 'ava';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
+import { withMcpClient } from '../helpers/mcp.ts';
+import { asRole, claim, rows } from '../helpers/sql.ts';
+import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
@@ -13,7 +15,7 @@ let acme: Applied;
 let other: Applied;
 let otherAudience: string;
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(contactsFixture());
   other = await app.apply(contactsFixture('Other Dental'));
   otherAudience = (await app.request('POST', '/api/v1/audiences', { key: other.keys.org, body: { name: 'Theirs', kind: 'static' } })).body.id;
@@ -24,7 +26,6 @@ test.after.always(async () => { await app?.close(); });
 const create = (body: unknown, key = acme.keys.org) => app.request('POST', '/api/v1/audiences', { key, body });
 const get = (id: string, key = acme.keys.org) => app.request('GET', `/api/v1/audiences/${id}`, { key });
 const patch = (id: string, body: unknown, key = acme.keys.org) => app.request('PATCH', `/api/v1/audiences/${id}`, { key, body });
-const rows = async (q: string, v: unknown[] = []) => (await app.db.owner.query(q, v)).rows;
 
 const VIP = { match: 'all', rules: [{ field: 'field_values.plan', op: 'eq', value: 'gold' }] };
 
@@ -50,25 +51,20 @@ test('defaults: kind follows the definition; a static audience ignores a definit
   const everyone = await create({ name: 'Everyone', kind: 'dynamic' });
   t.deepEqual(everyone.body.definition, { match: 'all', rules: [] });
   const all = await app.request('GET', `/api/v1/audiences/${everyone.body.id}/count`, { key: acme.keys.org });
-  const contacts = await rows(`select count(*)::int as n from app_public.contacts where organization_id = $1`, [acme.organization_id]);
+  const contacts = await rows(app, `select count(*)::int as n from app_public.contacts where organization_id = $1`, [acme.organization_id]);
   t.deepEqual(all.body, { audience_id: everyone.body.id, count: contacts[0].n });
   const matchAny = await create({ name: 'Any', definition: { match: 'any' } });
   t.deepEqual(matchAny.body.definition, { match: 'any', rules: [] });
 });
 
-test('create validates its body', async (t) => {
+test.serial('create validates its body', async (t) => {
   const bad: unknown[] = [
     {}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(201) }, { name: 'x', kind: 'smart' }, { name: 'x', channel: 'fax' },
     { name: 'x', description: 'd'.repeat(2001) }, { name: 'x', exclude_opted_out: 'yes' }, { name: 'x', surprise: 1 },
     { name: 'x', definition: { rules: [{ field: 'email', op: 'eq' }] } }, { name: 'x', idempotency_key: '' },
     { name: 'x', idempotency_key: 'k'.repeat(256) }, { name: 'x', is_archived: true },
   ];
-  for (const body of bad) {
-    const res = await create(body);
-    t.is(res.status, 400, JSON.stringify(body));
-    t.is(res.body.error, 'bad_request');
-  }
-  t.deepEqual(await rows(`select count(*)::int as n from app_public.audiences where name like 'x%'`), [{ n: 0 }], 'nothing was written');
+  for (const body of bad) await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => create(body));
 });
 
 test('create is idempotent with an idempotency_key: the same answer, one audience; other details are 409', async (t) => {
@@ -81,7 +77,7 @@ test('create is idempotent with an idempotency_key: the same answer, one audienc
   const concurrent = await Promise.all(Array.from({ length: 6 }, () => create({ ...body, idempotency_key: 'create-once-2' })));
   t.true(concurrent.every((r) => r.status === 201 || (r.status === 409 && r.body.error === 'idempotency_in_progress')),
     JSON.stringify(concurrent.map((r) => r.status)));
-  const made = await rows(`select count(*)::int as n from app_public.audiences where organization_id = $1 and name = 'Once'`, [acme.organization_id]);
+  const made = await rows(app, `select count(*)::int as n from app_public.audiences where organization_id = $1 and name = 'Once'`, [acme.organization_id]);
   t.is(made[0].n, 2, 'one audience per key');
   const reused = await create({ ...body, name: 'Twice' });
   t.is(reused.status, 409);
@@ -132,8 +128,7 @@ test('archive archives, safe to repeat; is_archived false restores', async (t) =
   t.like((await patch(a.id, { is_archived: true })).body, { is_archived: true });
 });
 
-test('another organization\'s audience is absent: 404 everywhere, nothing changes', async (t) => {
-  const before = await rows(`select to_jsonb(a) as a from app_public.audiences a where id = $1`, [otherAudience]);
+test.serial('another organization\'s audience is absent: 404 everywhere, nothing changes', async (t) => {
   const calls: [string, string, unknown?][] = [
     ['GET', `/api/v1/audiences/${otherAudience}`],
     ['PATCH', `/api/v1/audiences/${otherAudience}`, { name: 'Mine now' }],
@@ -143,21 +138,21 @@ test('another organization\'s audience is absent: 404 everywhere, nothing change
     ['POST', `/api/v1/audiences/${otherAudience}/members`, { contact_id: acme.ids.ann }],
     ['DELETE', `/api/v1/audiences/${otherAudience}/members/${other.ids.ann}`],
   ];
-  for (const [method, path, body] of calls) {
-    const res = await app.request(method, path, { key: acme.keys.org, body });
-    t.is(res.status, 404, `${method} ${path}`);
-    t.is(res.body.error, 'not_found');
-  }
-  t.deepEqual(await rows(`select to_jsonb(a) as a from app_public.audiences a where id = $1`, [otherAudience]), before);
-  t.is((await rows(`select count(*)::int as n from app_public.audience_members where audience_id = $1`, [otherAudience]))[0].n, 1);
+  await unchanged(t, app, other.organization_id, async () => {
+    for (const [method, path, body] of calls) {
+      await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found', () => app.request(method, path, { key: acme.keys.org, body }));
+    }
+  });
+  t.is((await rows(app, `select count(*)::int as n from app_public.audience_members where audience_id = $1`, [otherAudience]))[0].n, 1);
   const mine = (await create({ name: 'Mine', kind: 'static' })).body;
-  const theirContact = await app.request('POST', `/api/v1/audiences/${mine.id}/members`, { key: acme.keys.org, body: { contact_id: other.ids.ann } });
-  t.is(theirContact.status, 404, 'another organization\'s contact cannot join');
+  // another organization's contact cannot join
+  await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found',
+    () => app.request('POST', `/api/v1/audiences/${mine.id}/members`, { key: acme.keys.org, body: { contact_id: other.ids.ann } }));
   const counted = await app.request('GET', `/api/v1/audiences/${otherAudience}/count`, { key: other.keys.org });
   t.deepEqual(counted.body, { audience_id: otherAudience, count: 1 });
 });
 
-test('access follows the spec: reads for every role, writes and member lists not for MEMBER or MANAGER keys', async (t) => {
+test.serial('access follows the spec: reads for every role, writes and member lists not for MEMBER or MANAGER keys', async (t) => {
   const a = (await create({ name: 'Access', kind: 'static' })).body;
   await app.request('POST', `/api/v1/audiences/${a.id}/members`, { key: acme.keys.org, body: { contact_id: acme.ids.ann } });
   const reads: [string, string, unknown?][] = [
@@ -174,9 +169,8 @@ test('access follows the spec: reads for every role, writes and member lists not
       t.is((await app.request(method, path, { key: acme.keys[key], body })).status, 200, `${key} ${method} ${path}`);
     }
     for (const [method, path, body] of writes) {
-      const res = await app.request(method, path, { key: acme.keys[key], body });
-      t.is(res.status, 403, `${key} ${method} ${path}`);
-      t.is(res.body.error, 'insufficient_role');
+      await refusedWithoutWrites(t, app, acme.organization_id, 403, 'insufficient_role',
+        () => app.request(method, path, { key: acme.keys[key], body }));
     }
   }
   for (const key of ['org', 'admin_org', 'owner_personal', 'admin_personal']) {
@@ -185,42 +179,23 @@ test('access follows the spec: reads for every role, writes and member lists not
   const scopeless = await app.request('GET', '/api/v1/audiences', { key: acme.keys.org_reader });
   t.is(scopeless.status, 403);
   t.like(scopeless.body, { error: 'insufficient_scope', required: 'audiences:read' });
-  const noWrite = await app.request('POST', '/api/v1/audiences', { key: acme.keys.org_reader, body: {} });
-  t.like(noWrite.body, { statusCode: 403, error: 'insufficient_scope', required: 'audiences:write' }, 'authorization before validation');
+  const noWrite = await refusedWithoutWrites(t, app, acme.organization_id, 403, 'insufficient_scope',
+    () => app.request('POST', '/api/v1/audiences', { key: acme.keys.org_reader, body: {} }));
+  t.is(noWrite.body.required, 'audiences:write', 'authorization before validation');
   const noKey = await app.request('GET', '/api/v1/audiences');
   t.is(noKey.status, 401);
-  const written = await rows(`select count(*)::int as n from app_public.audiences where name = 'Nope'`);
-  t.is(written[0].n, 0);
 });
 
 test('the database refuses audience writes from MEMBER and MANAGER claims whatever the façade does', async (t) => {
-  const c = await app.db.owner.connect();
-  try {
-    for (const role of ['member', 'manager']) {
-      await c.query('begin');
-      await c.query(`set local role svc_request`);
-      await c.query(`select set_config('svc.organization_id', $1, true), set_config('svc.location_ids', '*', true),
-        set_config('svc.role', $2, true), set_config('svc.powers', '{contacts,sequences}', true)`, [acme.organization_id, role]);
-      const err = await t.throwsAsync(c.query(`select app_public.audiences_create('Sneaky', null, 'static', null, null, null)`));
-      t.regex(err!.message, /row-level security/, role);
-      await c.query('rollback');
-    }
-  } finally {
-    c.release();
+  for (const role of ['member', 'manager']) {
+    const claims = [claim('organization_id', acme.organization_id), claim('location_ids', '*'), claim('role', role),
+      claim('powers', '{contacts,sequences}')];
+    const err = await asRole(app, 'svc_request', claims, (c) => t.throwsAsync(c.query(`select app_public.audiences_create('Sneaky', null, 'static', null, null, null)`)));
+    t.regex(err!.message, /row-level security/, role);
   }
 });
 
-async function withClient<T>(key: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ name: 'audiences-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/api/v1/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  }));
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
-}
+const withClient = <T>(key: string, fn: (c: Client) => Promise<T>) => withMcpClient(app, key, fn);
 
 test('MCP: the audience tools per credential, their hints, and calls answering as REST does', async (t) => {
   const tools = await withClient(acme.keys.org!, async (c) => (await c.listTools()).tools.filter((x) => x.name.startsWith('audiences_')));

@@ -95,7 +95,7 @@ interface Row {
 }
 
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(fixture('Acme Rules'));
   other = await app.apply(fixture('Other Org'));
   // created_at and updated_at are the database's to set; the data set wants them spread out

@@ -2,13 +2,15 @@
 // stage) and interactions (spec: Interaction).
 import test from 'ava';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { contactsFixture, rows, snapshot } from './helpers.ts';
+import { contactsFixture } from './helpers.ts';
+import { rows } from '../helpers/sql.ts';
+import { refusedWithoutWrites } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(contactsFixture());
 });
 test.after.always(async () => { await app?.close(); });
@@ -18,14 +20,6 @@ const consent = (id: string, body: unknown, key = acme.keys.org) => app.request(
 const get = async (id: string, key = acme.keys.org) => (await app.request('GET', `/api/v1/contacts/${id}`, { key })).body;
 const interactions = (id: string, query = '', key = acme.keys.org) =>
   app.request('GET', `/api/v1/contacts/${id}/interactions${query}`, { key });
-
-async function refusedWithoutWrites(t: import('ava').ExecutionContext, call: () => Promise<{ status: number; body: any }>, status: number) {
-  const before = await snapshot(app, acme.organization_id);
-  const res = await call();
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.deepEqual(await snapshot(app, acme.organization_id), before, 'nothing was written');
-  return res;
-}
 
 // ---------------------------------------------------------------------------------------------
 // contacts_suppress
@@ -67,16 +61,21 @@ test.serial('SMS suppression records an opt-out and revokes consent', async (t) 
 });
 
 test.serial('suppressing a channel the contact has no address on is 400 and writes nothing', async (t) => {
-  const noEmail = await refusedWithoutWrites(t, () => suppress(acme.ids.phil!, { channels: ['email'] }), 400);
+  const noEmail = await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request',
+    () => suppress(acme.ids.phil!, { channels: ['email'] }));
   t.regex(noEmail.body.message, /email/);
-  const noPhone = await refusedWithoutWrites(t, () => suppress(acme.ids.cy!, { channels: ['sms'] }), 400);
+  const noPhone = await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request',
+    () => suppress(acme.ids.cy!, { channels: ['sms'] }));
   t.regex(noPhone.body.message, /phone/);
-  await refusedWithoutWrites(t, () => suppress(acme.ids.cy!, { channels: ['email', 'sms'] }), 400);
-  await refusedWithoutWrites(t, () => suppress(acme.ids.phil!, { channels: ['sms', 'email'] }), 400);
+  await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request',
+    () => suppress(acme.ids.cy!, { channels: ['email', 'sms'] }));
+  await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request',
+    () => suppress(acme.ids.phil!, { channels: ['sms', 'email'] }));
   for (const body of [{}, { channels: [] }, { channels: ['fax'] }, { channels: ['email', 'email'] }, { channels: 'email' }, { email: true }]) {
-    await refusedWithoutWrites(t, () => suppress(acme.ids.dee!, body), 400);
+    await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => suppress(acme.ids.dee!, body));
   }
-  await refusedWithoutWrites(t, () => suppress('00000000-0000-4000-8000-000000000000', { channels: ['email'] }), 404);
+  await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found',
+    () => suppress('00000000-0000-4000-8000-000000000000', { channels: ['email'] }));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -102,12 +101,13 @@ test.serial('recording SMS consent sets it with its source and ends an opt-out o
 });
 
 test.serial('SMS consent needs a phone and a past time: 400 and nothing written', async (t) => {
-  await refusedWithoutWrites(t, () => consent(acme.ids.cy!, {}), 400);
-  await refusedWithoutWrites(t, () => consent(acme.ids.dee!, { consented_at: new Date(Date.now() + 3_600_000).toISOString() }), 400);
+  await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => consent(acme.ids.cy!, {}));
+  await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request',
+    () => consent(acme.ids.dee!, { consented_at: new Date(Date.now() + 3_600_000).toISOString() }));
   for (const body of [{ consented_at: 'yesterday' }, { consented_at: '2026-01-01T00:00:00' }, { source: '' }, { source: 'x'.repeat(201) }, { sms_consent: true }]) {
-    await refusedWithoutWrites(t, () => consent(acme.ids.dee!, body), 400);
+    await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => consent(acme.ids.dee!, body));
   }
-  await refusedWithoutWrites(t, () => consent('00000000-0000-4000-8000-000000000000', {}), 404);
+  await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found', () => consent('00000000-0000-4000-8000-000000000000', {}));
 });
 
 // ---------------------------------------------------------------------------------------------

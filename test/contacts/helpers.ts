@@ -1,9 +1,6 @@
 // The Acme tenant with what the contacts suites need: typed custom fields (one disabled),
 // contacts at each location and at none, notes, interactions, suppression.
-import type pg from 'pg';
 import { acmeFixture } from '../helpers/fixtures.ts';
-import type { TestApp } from '../helpers/app.ts';
-import { hashKey } from '../../src/auth/keys.ts';
 
 export function contactsFixture(name = 'Acme Dental', opts: { tagLimit?: number } = {}) {
   const base = acmeFixture(name);
@@ -51,36 +48,4 @@ export function contactsFixture(name = 'Acme Dental', opts: { tagLimit?: number 
       { ref: 'phil', name: 'Phil Phoneonly', phone: '+447700900123', location_refs: ['north'] },
     ],
   };
-}
-
-/** Rows of a table for an organization, read as the owner (what was really written). */
-export async function rows(app: TestApp, query: string, values: unknown[] = []) {
-  return (await app.db.owner.query(query, values)).rows;
-}
-
-/** A snapshot of everything a contact write may touch, to check that nothing was written. */
-export async function snapshot(app: TestApp, organizationId: string) {
-  const tables = ['contacts', 'contact_locations', 'tags', 'contact_tags', 'contact_notes', 'email_suppressions', 'sms_opt_outs'];
-  const out: Record<string, unknown[]> = {};
-  for (const t of tables) {
-    out[t] = await rows(app, `select to_jsonb(x) as row from app_public.${t} x where organization_id = $1 order by 1`, [organizationId]);
-  }
-  return out;
-}
-
-/**
- * Runs fn as the request role with the claims `key` gets (none without a key), straight at the
- * SQL, in a transaction that is always rolled back.
- */
-export async function asKey<T>(app: TestApp, key: string | undefined, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await app.db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query('set local role svc_request');
-    if (key) await c.query(`select app_hidden.authenticate($1, null, 'open', null)`, [hashKey(key)]);
-    return await fn(c);
-  } finally {
-    await c.query('rollback');
-    c.release();
-  }
 }

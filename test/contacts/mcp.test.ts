@@ -1,30 +1,20 @@
 // The contacts operations as MCP tools: listed per credential, same answers and errors as REST.
 import test from 'ava';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { withMcpClient } from '../helpers/mcp.ts';
 import { contactsFixture } from './helpers.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(contactsFixture());
 });
 test.after.always(async () => { await app?.close(); });
 
-async function withClient<T>(key: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ name: 'contacts-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/api/v1/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  }));
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
-}
+const withClient = <T>(key: string, fn: (c: Client) => Promise<T>) => withMcpClient(app, key, fn);
 
 const json = (res: any) => JSON.parse(res.content[0].text);
 

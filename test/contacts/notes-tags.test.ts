@@ -2,13 +2,15 @@
 // ones only counted, idempotent add; tags created within the organization's limit.
 import test from 'ava';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { contactsFixture, rows, snapshot } from './helpers.ts';
+import { contactsFixture } from './helpers.ts';
+import { rows } from '../helpers/sql.ts';
+import { refusedWithoutWrites } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(contactsFixture('Acme Dental', { tagLimit: 3 }));
 });
 test.after.always(async () => { await app?.close(); });
@@ -19,14 +21,6 @@ const listNotes = (id: string, query = '', key = acme.keys.org) => app.request('
 const addTag = (id: string, body: unknown, key = acme.keys.org) => app.request('POST', `/api/v1/contacts/${id}/tags`, { key, body });
 const removeTag = (id: string, tag: string, key = acme.keys.org) =>
   app.request('DELETE', `/api/v1/contacts/${id}/tags/${encodeURIComponent(tag)}`, { key });
-
-async function refusedWithoutWrites(t: import('ava').ExecutionContext, call: () => Promise<{ status: number; body: any }>, status: number) {
-  const before = await snapshot(app, acme.organization_id);
-  const res = await call();
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.deepEqual(await snapshot(app, acme.organization_id), before, 'nothing was written');
-  return res;
-}
 
 const noteRows = async (contactId: string) =>
   rows(app, `select body, source from app_public.contact_notes where organization_id = $1 and contact_id = $2 order by created_at, id`,
@@ -87,10 +81,12 @@ test.serial('notes paging: limit above 100 and a page past the last are 400', as
 test.serial('a note body is required, not blank, at most 20000 characters: 400 and nothing written', async (t) => {
   for (const body of [{}, { body: '' }, { body: '   ' }, { body: 'x'.repeat(20001) }, { body: 5 }, { body: 'ok', source: 'system' },
     { body: 'ok', idempotency_key: '' }, { body: 'ok', idempotency_key: 'k'.repeat(256) }]) {
-    await refusedWithoutWrites(t, () => addNote(acme.ids.ann!, body), 400);
+    await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => addNote(acme.ids.ann!, body));
   }
-  await refusedWithoutWrites(t, () => addNote('00000000-0000-4000-8000-000000000000', { body: 'ghost' }), 404);
-  await refusedWithoutWrites(t, () => app.request('POST', notesPath(acme.ids.ann!), { key: acme.keys.org, rawBody: '' }), 400);
+  await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found',
+    () => addNote('00000000-0000-4000-8000-000000000000', { body: 'ghost' }));
+  await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request',
+    () => app.request('POST', notesPath(acme.ids.ann!), { key: acme.keys.org, rawBody: '' }));
 });
 
 test.serial('adding a note is idempotent: the same key and body answer the first note, once', async (t) => {
@@ -114,10 +110,11 @@ test.serial('the same idempotency key with another body is 409 idempotency_key_r
   const id = acme.ids.eve!;
   const first = await addNote(id, { body: 'First body', idempotency_key: 'note-key-3' });
   t.is(first.status, 201);
-  const res = await refusedWithoutWrites(t, () => addNote(id, { body: 'Other body', idempotency_key: 'note-key-3' }), 409);
-  t.is(res.body.error, 'idempotency_key_reused');
-  const otherContact = await refusedWithoutWrites(t, () => addNote(acme.ids.dee!, { body: 'First body', idempotency_key: 'note-key-3' }), 409);
-  t.is(otherContact.body.error, 'idempotency_key_reused', 'the contact is part of the details');
+  const res = await refusedWithoutWrites(t, app, acme.organization_id, 409, 'idempotency_key_reused',
+    () => addNote(id, { body: 'Other body', idempotency_key: 'note-key-3' }));
+  // the contact is part of the details
+  await refusedWithoutWrites(t, app, acme.organization_id, 409, 'idempotency_key_reused',
+    () => addNote(acme.ids.dee!, { body: 'First body', idempotency_key: 'note-key-3' }));
   const noKey = await addNote(id, { body: 'First body' });
   t.is(noKey.status, 201, 'without a key every call adds a note');
   t.not(noKey.body.id, first.body.id);
@@ -151,8 +148,8 @@ test.serial('adding a tag creates the organization\'s tag, is idempotent and ans
 
 test.serial('the organization\'s tag limit answers 422 and writes nothing; existing tags still apply', async (t) => {
   t.is((await addTag(acme.ids.cy!, { name: 'third' })).status, 200);
-  const res = await refusedWithoutWrites(t, () => addTag(acme.ids.cy!, { name: 'fourth' }), 422);
-  t.is(res.body.error, 'tag_limit_reached');
+  const res = await refusedWithoutWrites(t, app, acme.organization_id, 422, 'tag_limit_reached',
+    () => addTag(acme.ids.cy!, { name: 'fourth' }));
   t.is((await addTag(acme.ids.cy!, { name: 'vip' })).status, 200, 'an existing tag is not a new one');
   const raced = await Promise.all(['a1', 'a2', 'a3', 'a4'].map((name) => addTag(acme.ids.dee!, { name })));
   t.true(raced.every((r) => r.status === 422));
@@ -162,10 +159,11 @@ test.serial('the organization\'s tag limit answers 422 and writes nothing; exist
 
 test.serial('tag names: at most 120 characters, not blank, one of name or tag', async (t) => {
   for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(121) }, { name: 'a', tag: 'a' }, { name: 5 }, { label: 'x' }]) {
-    await refusedWithoutWrites(t, () => addTag(acme.ids.bob!, body), 400);
+    await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => addTag(acme.ids.bob!, body));
   }
-  await refusedWithoutWrites(t, () => removeTag(acme.ids.bob!, 'x'.repeat(121)), 400);
-  await refusedWithoutWrites(t, () => addTag('00000000-0000-4000-8000-000000000000', { name: 'vip' }), 404);
+  await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => removeTag(acme.ids.bob!, 'x'.repeat(121)));
+  await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found',
+    () => addTag('00000000-0000-4000-8000-000000000000', { name: 'vip' }));
 });
 
 test.serial('removing a tag is idempotent, takes a URL-encoded name and keeps the organization\'s tag', async (t) => {
@@ -183,5 +181,6 @@ test.serial('removing a tag is idempotent, takes a URL-encoded name and keeps th
   t.deepEqual((await removeTag(acme.ids.phil!, 'VIP')).body.tags, [], 'case-insensitive');
   const kept = await rows(app, `select 1 from app_public.tags where organization_id = $1 and name = $2`, [acme.organization_id, slashy]);
   t.is(kept.length, 1);
-  await refusedWithoutWrites(t, () => removeTag('00000000-0000-4000-8000-000000000000', 'vip'), 404);
+  await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found',
+    () => removeTag('00000000-0000-4000-8000-000000000000', 'vip'));
 });

@@ -2,13 +2,15 @@
 // with every 400/404/409 rule checked to have written nothing.
 import test from 'ava';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { contactsFixture, rows, snapshot } from './helpers.ts';
+import { contactsFixture } from './helpers.ts';
+import { rows } from '../helpers/sql.ts';
+import { refusedWithoutWrites } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(contactsFixture());
 });
 test.after.always(async () => { await app?.close(); });
@@ -17,15 +19,6 @@ const upsert = (body: unknown, key = acme.keys.org) => app.request('POST', '/api
 const search = (query: string, key = acme.keys.org) => app.request('GET', `/api/v1/contacts${query}`, { key });
 const get = (id: string, key = acme.keys.org) => app.request('GET', `/api/v1/contacts/${id}`, { key });
 const patch = (id: string, body: unknown, key = acme.keys.org) => app.request('PATCH', `/api/v1/contacts/${id}`, { key, body });
-
-/** Runs a request that must fail and checks that the organization's contact data did not change. */
-async function refusedWithoutWrites(t: import('ava').ExecutionContext, call: () => Promise<{ status: number; body: any }>, status: number) {
-  const before = await snapshot(app, acme.organization_id);
-  const res = await call();
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.deepEqual(await snapshot(app, acme.organization_id), before, 'nothing was written');
-  return res;
-}
 
 // ---------------------------------------------------------------------------------------------
 // contacts_upsert
@@ -84,8 +77,7 @@ test.serial('upsert validates its body: 400 and nothing written', async (t) => {
     { email: 'x@example.com', location_ids: ['nope'] },
   ];
   for (const body of bad) {
-    const res = await refusedWithoutWrites(t, () => upsert(body), 400);
-    t.is(res.body.error, 'bad_request', JSON.stringify(body));
+    await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => upsert(body));
   }
   const named = await upsert({ email: 'x@example.com', custom_fields: { nope: 'x' } });
   t.regex(named.body.message, /custom_fields\.nope/);
@@ -94,8 +86,8 @@ test.serial('upsert validates its body: 400 and nothing written', async (t) => {
 });
 
 test.serial('upsert with a phone another contact uses is 409 and writes nothing', async (t) => {
-  const res = await refusedWithoutWrites(t, () => upsert({ email: 'thief@example.com', phone: '+1 555 123 0001' }), 409);
-  t.is(res.body.error, 'conflict');
+  const res = await refusedWithoutWrites(t, app, acme.organization_id, 409, 'conflict',
+    () => upsert({ email: 'thief@example.com', phone: '+1 555 123 0001' }));
   t.regex(res.body.message, /phone/);
   const same = await upsert({ email: 'ann@example.com', phone: '+15551230001' });
   t.is(same.status, 200, 'the contact keeps its own phone');
@@ -257,13 +249,12 @@ test.serial('update: a stage not of the pipeline, an unknown or disabled custom 
     [{ name: 'ok', custom_fields: { visits: 1, unknown_key: 1 } }, /custom_fields\.unknown_key/],
   ];
   for (const [body, message] of cases) {
-    const res = await refusedWithoutWrites(t, () => patch(acme.ids.ann!, body), 400);
-    t.is(res.body.error, 'bad_request');
+    const res = await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => patch(acme.ids.ann!, body));
     t.regex(res.body.message, message, JSON.stringify(body));
   }
   for (const body of [{}, { surprise: 1 }, { email: 'nope' }, { phone: '12' }, { name: '' }, { stage_id: 'lead' }, { custom_fields: [] },
     { custom_fields: { plan: { nested: true } } }]) {
-    await refusedWithoutWrites(t, () => patch(acme.ids.ann!, body), 400);
+    await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => patch(acme.ids.ann!, body));
   }
   const ok = await patch(acme.ids.ann!, { custom_fields: { last_call: '2026-01-01T10:00:00+02:00', insurance: 'Aetna', ltv: 10.5, vip: false } });
   t.is(ok.status, 200, JSON.stringify(ok.body));
@@ -271,8 +262,7 @@ test.serial('update: a stage not of the pipeline, an unknown or disabled custom 
 
 test.serial('update: an email or phone another contact uses is 409 and nothing is written', async (t) => {
   for (const body of [{ email: 'BOB@example.com' }, { phone: '+15551230002' }, { name: 'Changed', phone: '+1 555 123 0002' }]) {
-    const res = await refusedWithoutWrites(t, () => patch(acme.ids.ann!, body), 409);
-    t.is(res.body.error, 'conflict');
+    const res = await refusedWithoutWrites(t, app, acme.organization_id, 409, 'conflict', () => patch(acme.ids.ann!, body));
   }
   const own = await patch(acme.ids.ann!, { email: 'ANN@example.com' });
   t.is(own.status, 200, 'a contact may keep (or recase) its own email');
@@ -280,5 +270,6 @@ test.serial('update: an email or phone another contact uses is 409 and nothing i
 });
 
 test.serial('update of an unknown contact is 404 and writes nothing', async (t) => {
-  await refusedWithoutWrites(t, () => patch('00000000-0000-4000-8000-000000000000', { name: 'Ghost' }), 404);
+  await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found',
+    () => patch('00000000-0000-4000-8000-000000000000', { name: 'Ghost' }));
 });

@@ -32,7 +32,7 @@ const people: Person[] = Array.from({ length: 80 }, (_, i) => {
 });
 
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   acme = await app.apply(acmeFixture('Pieces A'));
   other = await app.apply(acmeFixture('Pieces B'));
   for (const p of people) {

@@ -6,14 +6,16 @@
 import test from 'ava';
 import type pg from 'pg';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { asKey, contactsFixture, snapshot } from './helpers.ts';
+import { contactsFixture } from './helpers.ts';
+import { asKey } from '../helpers/sql.ts';
+import { unchanged } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let a: Applied;
 let b: Applied;
 test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '1000000' } });
+  app = await startApp();
   a = await app.apply(contactsFixture('Upsert A'));
   b = await app.apply(contactsFixture('Upsert B'));
 });
@@ -25,27 +27,26 @@ const upsertRow = (c: pg.PoolClient, email: string, phone: string | null = null)
   c.query(`select (app_hidden.contacts_upsert_row($1::citext, 'Row Test', $2, '{"plan":"x"}')).*`, [email, phone]);
 
 test.serial('SQL: the row is refused to every credential that does not reach the whole organization with the contacts power', async (t) => {
-  const before = await snapshot(app, a.organization_id);
   // managers limited to locations or without the power, members, own-records members, and no
   // claims at all (a manager key over the whole organization with the power passes the
   // policies and this function alike; the operation's role rule refuses it, see access.test.ts)
-  for (const key of ['north_mgr', 'south_mgr', 'north_mgr_nopower', 'member_key', 'north_member', 'staff_mgr_key',
-    'mgr_personal', 'weak_mgr_personal', 'sam_personal', 'own_personal', undefined] as const) {
-    const err = await t.throwsAsync(as(key && a.keys[key], async (c) => {
-      await upsertRow(c, 'refused@example.com');
-      // a refused row may not have been written either: read it back inside the same transaction
-      return c.query('select 1');
-    }), undefined, String(key));
-    t.is((err as { code?: string }).code, 'SV403', String(key));
-    t.is((err as { message?: string }).message, 'insufficient_role', String(key));
-  }
-  t.deepEqual(await snapshot(app, a.organization_id), before);
+  await unchanged(t, app, a.organization_id, async () => {
+    for (const key of ['north_mgr', 'south_mgr', 'north_mgr_nopower', 'member_key', 'north_member', 'staff_mgr_key',
+      'mgr_personal', 'weak_mgr_personal', 'sam_personal', 'own_personal', undefined] as const) {
+      const err = await t.throwsAsync(as(key && a.keys[key], async (c) => {
+        await upsertRow(c, 'refused@example.com');
+        // a refused row may not have been written either: read it back inside the same transaction
+        return c.query('select 1');
+      }), undefined, String(key));
+      t.is((err as { code?: string }).code, 'SV403', String(key));
+      t.is((err as { message?: string }).message, 'insufficient_role', String(key));
+    }
+  });
 });
 
 test.serial('SQL: whole-organization credentials write the row of their own organization only', async (t) => {
   for (const key of ['org', 'owner_personal', 'admin_personal', 'admin_org'] as const) {
-    const theirs = await snapshot(app, b.organization_id);
-    await as(a.keys[key], async (c) => {
+    await unchanged(t, app, b.organization_id, () => as(a.keys[key], async (c) => {
       // ann@example.com exists in both organizations: the row that changes is A's
       const { rows: [row] } = await upsertRow(c, 'ANN@example.com');
       t.is(row.organization_id, a.organization_id, key);
@@ -56,21 +57,20 @@ test.serial('SQL: whole-organization credentials write the row of their own orga
       t.is(fresh.organization_id, a.organization_id, key);
       const { rows } = await c.query(`select organization_id from app_public.contacts where email_key = $1`, [`fresh.${key}@example.com`]);
       t.deepEqual(rows.map((r) => r.organization_id), [a.organization_id], key);
-    });
-    t.deepEqual(await snapshot(app, b.organization_id), theirs, key);
+    }), `${key}: nothing of the other organization changed`);
   }
 });
 
 test.serial('SQL: another contact\'s phone is a conflict and nothing is written', async (t) => {
-  const before = await snapshot(app, a.organization_id);
-  const err = await t.throwsAsync(as(a.keys.org, (c) => upsertRow(c, 'phone.taken@example.com', '+15551230002')));
-  t.is((err as { code?: string }).code, 'SV409');
-  // the same phone in another organization is no conflict
-  await as(b.keys.org, async (c) => {
-    const { rows: [row] } = await upsertRow(c, 'phone.free@example.com', '+15551230099');
-    t.is(row.organization_id, b.organization_id);
+  await unchanged(t, app, a.organization_id, async () => {
+    const err = await t.throwsAsync(as(a.keys.org, (c) => upsertRow(c, 'phone.taken@example.com', '+15551230002')));
+    t.is((err as { code?: string }).code, 'SV409');
+    // the same phone in another organization is no conflict
+    await as(b.keys.org, async (c) => {
+      const { rows: [row] } = await upsertRow(c, 'phone.free@example.com', '+15551230099');
+      t.is(row.organization_id, b.organization_id);
+    });
   });
-  t.deepEqual(await snapshot(app, a.organization_id), before);
 });
 
 test.serial('SQL: analysts and PUBLIC cannot call the row function; the request role can', async (t) => {

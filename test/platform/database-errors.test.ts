@@ -5,8 +5,9 @@ import test from 'ava';
 import { z } from 'zod';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
-import { rows } from '../contacts/helpers.ts';
-import { mcpRpc } from '../helpers/mcp.ts';
+import { callTool } from '../helpers/mcp.ts';
+import { rows } from '../helpers/sql.ts';
+import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { sql } from '../../src/db/sql.ts';
 import { fromDatabase, toApiError } from '../../src/platform/errors.ts';
@@ -78,25 +79,18 @@ const links = async (contactId: string) =>
   (await rows(app, `select location_id from app_public.contact_locations where organization_id = $1 and contact_id = $2 order by 1`,
     [acme.organization_id, contactId])).map((r) => r.location_id);
 
-test('a write a policy\'s WITH CHECK refuses is 403 insufficient_role, and nothing is written', async (t) => {
-  const before = await links(acme.ids.ann!);
+test.serial('a write a policy\'s WITH CHECK refuses is 403 insufficient_role, and nothing is written', async (t) => {
   // north_mgr reaches North only; Ann is at North, South is out of its reach
-  const res = await app.request('POST', '/api/v1/probe/link', { key: acme.keys.north_mgr,
-    body: { contact_id: acme.ids.ann, location_id: acme.ids.south } });
-  t.is(res.status, 403);
-  t.like(res.body, { statusCode: 403, error: 'insufficient_role', path: '/api/v1/probe/link',
-    message: 'This credential may not make this change' });
+  const res = await refusedWithoutWrites(t, app, acme.organization_id, 403, 'insufficient_role', () => app.request('POST',
+    '/api/v1/probe/link', { key: acme.keys.north_mgr, body: { contact_id: acme.ids.ann, location_id: acme.ids.south } }));
+  t.like(res.body, { statusCode: 403, path: '/api/v1/probe/link', message: 'This credential may not make this change' });
   t.notRegex(JSON.stringify(res.body), /policy|contact_locations|row-level/);
-  t.deepEqual(await links(acme.ids.ann!), before);
 
   // the same over MCP: the tool's error is the envelope
-  const call = await mcpRpc(app, { jsonrpc: '2.0', id: 1, method: 'tools/call',
-    params: { name: 'probe_link', arguments: { contact_id: acme.ids.ann, location_id: acme.ids.south } } },
-  { authorization: `Bearer ${acme.keys.north_mgr}` });
-  const { result } = await call.json() as { result: { isError: boolean; structuredContent: unknown } };
+  const result = await unchanged(t, app, acme.organization_id,
+    () => callTool(app, acme.keys.north_mgr!, 'probe_link', { contact_id: acme.ids.ann, location_id: acme.ids.south }));
   t.true(result.isError);
-  t.like(result.structuredContent, { statusCode: 403, error: 'insufficient_role' });
-  t.deepEqual(await links(acme.ids.ann!), before);
+  t.like(result.body, { statusCode: 403, error: 'insufficient_role' });
 
   // what the policy lets through is written
   const ok = await app.request('POST', '/api/v1/probe/link', { key: acme.keys.org, body: { contact_id: acme.ids.bob, location_id: acme.ids.north } });
@@ -104,16 +98,14 @@ test('a write a policy\'s WITH CHECK refuses is 403 insufficient_role, and nothi
   t.deepEqual(await links(acme.ids.bob!), [acme.ids.south, acme.ids.north].sort());
 });
 
-test('a write a foreign key refuses is 409 conflict, and nothing is written', async (t) => {
-  const before = await links(acme.ids.cy!);
+test.serial('a write a foreign key refuses is 409 conflict, and nothing is written', async (t) => {
   const other = await app.apply(acmeFixture('Elsewhere Co'));
   for (const location of ['7d1f0a52-9a0e-4c2b-8f7e-3c5d2b1a0f99', other.ids.north]) {
-    const res = await app.request('POST', '/api/v1/probe/link', { key: acme.keys.org, body: { contact_id: acme.ids.cy, location_id: location } });
-    t.is(res.status, 409, location);
-    t.like(res.body, { statusCode: 409, error: 'conflict', path: '/api/v1/probe/link' });
+    const res = await refusedWithoutWrites(t, app, acme.organization_id, 409, 'conflict', () => app.request('POST',
+      '/api/v1/probe/link', { key: acme.keys.org, body: { contact_id: acme.ids.cy, location_id: location } }));
+    t.like(res.body, { statusCode: 409, path: '/api/v1/probe/link' }, location);
     t.notRegex(JSON.stringify(res.body), /foreign|constraint|contact_locations|Key \(/);
   }
-  t.deepEqual(await links(acme.ids.cy!), before);
 });
 
 // [SQLSTATE, status, error code] for each standard refusal a policy, a constraint or the server raises

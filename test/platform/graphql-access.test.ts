@@ -15,7 +15,8 @@ import { exposureOf } from '../../src/graphql/exposed.ts';
 import { createInternalGraphql, type InternalGraphql } from '../../src/graphql/internal.ts';
 import { OPERATION_LIMITS } from '../../src/graphql/limits.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { asKey, contactsFixture } from '../contacts/helpers.ts';
+import { contactsFixture } from '../contacts/helpers.ts';
+import { asKey } from '../helpers/sql.ts';
 import { AREAS } from '../../src/areas.ts';
 
 const EXPOSED = exposureOf(AREAS.flatMap((a) => (a.graphql ? [a.graphql.tables] : [])));
@@ -85,13 +86,13 @@ test.before(async () => {
   await app.apply(accessFixture('Another organization'));
   // what the fixture cannot make: a note written by a person, and audiences with members
   const key = a.keys.owner_personal;
-  t200(await app.request('POST', `/api/v1/contacts/${a.ids.bob}/notes`, { key, body: { body: 'Called back' } }));
+  expect(201, await app.request('POST', `/api/v1/contacts/${a.ids.bob}/notes`, { key, body: { body: 'Called back' } }));
   const vip = await app.request('POST', '/api/v1/audiences', { key, body: { name: 'VIP', description: 'Hand-picked' } });
-  t200(vip);
+  expect(201, vip);
   for (const contact of [a.ids.ann, a.ids.cy]) {
-    t200(await app.request('POST', `/api/v1/audiences/${vip.body.id}/members`, { key, body: { contact_id: contact } }));
+    expect(200, await app.request('POST', `/api/v1/audiences/${vip.body.id}/members`, { key, body: { contact_id: contact } }));
   }
-  t200(await app.request('POST', '/api/v1/audiences', {
+  expect(201, await app.request('POST', '/api/v1/audiences', {
     key, body: { name: 'Callers', definition: { match: 'all', rules: [{ field: 'total_calls', op: 'gte', value: 1 }] } },
   }));
 });
@@ -100,8 +101,8 @@ test.after.always(async () => {
   await app?.close();
 });
 
-function t200(res: { status: number; body: unknown }) {
-  if (res.status >= 300) throw new Error(`setup failed: ${res.status} ${JSON.stringify(res.body)}`);
+function expect(status: number, res: { status: number; body: unknown }) {
+  if (res.status !== status) throw new Error(`setup failed: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 const post = (key: string, query: string) => app.request('POST', '/internal/graphql', { key, body: { query } });

@@ -19,7 +19,7 @@ const CONTACTS = 30_000;
 
 test.before(async () => {
   app = await startApp({
-    env: { SVC_RATE_LIMIT: '1000000', SVC_HEAVY_CONNECTIONS: '1', SVC_HEAVY_PER_CREDENTIAL: '2', SVC_HEAVY_PER_ORGANIZATION: '4' },
+    env: { SVC_HEAVY_CONNECTIONS: '1', SVC_HEAVY_PER_CREDENTIAL: '2', SVC_HEAVY_PER_ORGANIZATION: '4' },
     mount: async (deps) => (gql = await createInternalGraphql(deps)).mount,
   });
   acme = await app.apply(acmeFixture());

@@ -5,7 +5,7 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { requestAt, startApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { adminApply } from '../../src/admin/commands.ts';
@@ -14,6 +14,7 @@ import { REQUEST_STATEMENT_TIMEOUT_MS, type Tx } from '../../src/db/request.ts';
 import { sql } from '../../src/db/sql.ts';
 import { runIdempotent } from '../../src/platform/idempotency.ts';
 import { AREAS } from '../../src/areas.ts';
+import { operationsOf } from '../../src/registry/area.ts';
 
 const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
@@ -38,12 +39,8 @@ async function serveProcess(db: TestDatabase) {
 }
 
 const addNote = async (url: string, key: string, contactId: string, body: Record<string, unknown>) => {
-  const res = await fetch(`${url}/api/v1/contacts/${contactId}/notes`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
+  const { status, body: answer } = await requestAt(url, operationsOf(AREAS), 'POST', `/api/v1/contacts/${contactId}/notes`, { key, body });
+  return { status, body: answer };
 };
 
 /**

@@ -3,7 +3,8 @@
 import test from 'ava';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
-import { probeOperations } from '../helpers/probes.ts';
+import { probeContactGet, probeLocationGet, probeOperations } from '../helpers/probes.ts';
+import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
@@ -16,13 +17,22 @@ test.before(async () => {
 });
 test.after.always(async () => { await app?.close(); });
 
-test('every key of one organization gets 404 for every id of another', async (t) => {
+/** The scopes a key of acmeFixture carries: its own list, or all of them. */
+const scopesOf = (ref: string) => acmeFixture().api_keys.find((k) => k.ref === ref)?.scopes ?? ALL_SCOPES;
+
+test('every key of one organization gets 404 for every id of another (403 naming the scope a key lacks)', async (t) => {
+  const probes = [
+    { path: (id: string) => `/api/v1/probe/contacts/${id}`, scope: probeContactGet.scope! },
+    { path: (id: string) => `/api/v1/probe/locations/${id}`, scope: probeLocationGet.scope! },
+  ];
   for (const [ref, key] of Object.entries(a.keys)) {
     for (const [idRef, id] of Object.entries(b.ids)) {
-      for (const path of [`/api/v1/probe/contacts/${id}`, `/api/v1/probe/locations/${id}`]) {
-        const res = await app.request('GET', path, { key });
-        t.true(res.status === 404 || res.status === 403, `${ref} → ${idRef}: ${res.status}`);
-        if (res.status === 404) t.is(res.body.error, 'not_found');
+      for (const probe of probes) {
+        const res = await app.request('GET', probe.path(id), { key });
+        const expected = scopesOf(ref).includes(probe.scope)
+          ? { status: 404, body: { error: 'not_found' } }
+          : { status: 403, body: { error: 'insufficient_scope', required: probe.scope } };
+        t.like(res, expected, `${ref} → ${idRef}`);
         t.false(JSON.stringify({ ...res.body, path: undefined }).includes(id), 'no data of the other organization');
       }
     }

@@ -1,15 +1,13 @@
 // The MCP entry point (spec: What the service does, MCP details), driven by the SDK's own
 // client over real HTTP.
 import test from 'ava';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { probeIdempotentOperations } from '../helpers/probes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { updateOrg } from '../../src/admin/commands.ts';
 import { MCP_BATCH_LIMIT } from '../../src/mcp/endpoint.ts';
-import { mcpRpc } from '../helpers/mcp.ts';
+import { mcpRpc, toolNames, withMcpClient } from '../helpers/mcp.ts';
 import { loadConfig } from '../../src/config.ts';
 
 let app: TestApp;
@@ -22,69 +20,48 @@ test.before(async () => {
 });
 test.after.always(async () => { await app?.close(); });
 
-async function connect(key: string): Promise<Client> {
-  const client = new Client({ name: 'svc-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/api/v1/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  }));
-  return client;
-}
-
-async function toolNames(key: string): Promise<string[]> {
-  const client = await connect(key);
-  try {
-    return (await client.listTools()).tools.map((t) => t.name).sort();
-  } finally {
-    await client.close();
-  }
-}
-
 const rpc = (body: unknown, headers: Record<string, string> = {}) => mcpRpc(app, body, headers);
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 test('initialize names the server and its instructions', async (t) => {
-  const client = await connect(acme.keys.org!);
-  try {
+  await withMcpClient(app, acme.keys.org!, async (client) => {
     t.is(client.getServerVersion()?.name, 'svc');
     t.regex(client.getInstructions() ?? '', /me_get/);
     t.truthy(client.getServerCapabilities()?.tools);
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('an organization key sees every tool; mcp_request itself is not one', async (t) => {
-  const names = await toolNames(acme.keys.org!);
+  const names = await toolNames(app, acme.keys.org!);
   t.deepEqual(names, probeIdempotentOperations.map((o) => o.operationId).sort());
   t.false(names.includes('mcp_request'));
 });
 
 test('a scope-limited key sees only the tools its scopes allow', async (t) => {
-  t.deepEqual(await toolNames(acme.keys.org_reader!), ['me_get', 'probe_contact_get', 'probe_throw', 'probe_tx']);
+  t.deepEqual(await toolNames(app, acme.keys.org_reader!), ['me_get', 'probe_contact_get', 'probe_throw', 'probe_tx']);
 });
 
 test('a MEMBER does not see deny tools (nor texting without the SMS setting)', async (t) => {
-  const member = await toolNames(acme.keys.member_key!);
+  const member = await toolNames(app, acme.keys.member_key!);
   for (const hidden of ['probe_write', 'probe_deny', 'probe_queue', 'probe_sms']) t.false(member.includes(hidden), hidden);
   t.true(member.includes('probe_open'));
-  t.true((await toolNames(acme.keys.sam_personal!)).includes('probe_sms'), 'a member whose SMS setting is on');
+  t.true((await toolNames(app, acme.keys.sam_personal!)).includes('probe_sms'), 'a member whose SMS setting is on');
 });
 
 test('a MANAGER sees deny tools only with their manager power', async (t) => {
-  const withPowers = await toolNames(acme.keys.mgr_key!);
+  const withPowers = await toolNames(app, acme.keys.mgr_key!);
   t.true(withPowers.includes('probe_write'));
   t.true(withPowers.includes('probe_sms'));
   t.false(withPowers.includes('probe_deny'), 'plain deny tools stay hidden');
-  const without = await toolNames(acme.keys.weak_mgr_personal!);
+  const without = await toolNames(app, acme.keys.weak_mgr_personal!);
   t.false(without.includes('probe_write'));
   t.false(without.includes('probe_sms'));
   t.true(without.includes('probe_open'));
 });
 
 test('tools carry hints and the confirm/changes flags', async (t) => {
-  const client = await connect(acme.keys.org!);
-  try {
+  await withMcpClient(app, acme.keys.org!, async (client) => {
     const tools = new Map((await client.listTools()).tools.map((tool) => [tool.name, tool]));
     const me = tools.get('me_get')!;
     t.is(me.annotations?.readOnlyHint, true);
@@ -95,14 +72,11 @@ test('tools carry hints and the confirm/changes flags', async (t) => {
     t.deepEqual(Object.keys(queue.inputSchema.properties ?? {}).sort(), ['idempotency_key', 'to']);
     const get = tools.get('probe_contact_get')!;
     t.deepEqual(get.inputSchema.required, ['contactId']);
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('a successful call returns the REST body as text and structuredContent', async (t) => {
-  const client = await connect(acme.keys.north_mgr!);
-  try {
+  await withMcpClient(app, acme.keys.north_mgr!, async (client) => {
     const me = await client.callTool({ name: 'me_get', arguments: {} });
     t.falsy(me.isError);
     const structured = me.structuredContent as any;
@@ -110,14 +84,11 @@ test('a successful call returns the REST body as text and structuredContent', as
     t.deepEqual(JSON.parse((me.content as any)[0].text), structured);
     const contact = await client.callTool({ name: 'probe_contact_get', arguments: { contactId: acme.ids.ann } });
     t.is((contact.structuredContent as any).id, acme.ids.ann);
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('failing calls return isError with the REST error envelope', async (t) => {
-  const client = await connect(acme.keys.north_mgr!);
-  try {
+  await withMcpClient(app, acme.keys.north_mgr!, async (client) => {
     const cases: [string, Record<string, unknown>, number, string][] = [
       ['probe_contact_get', { contactId: 'not-a-uuid' }, 400, 'bad_request'],
       ['probe_contact_get', {}, 400, 'bad_request'],
@@ -137,26 +108,23 @@ test('failing calls return isError with the REST error envelope', async (t) => {
       t.is(body.path, '/api/v1/mcp');
       t.deepEqual(JSON.parse((res.content as any)[0].text), body);
     }
-    const scope = await (await connect(acme.keys.org_reader!)).callTool({ name: 'probe_write', arguments: { name: 'x' } });
+  });
+  await withMcpClient(app, acme.keys.org_reader!, async (client) => {
+    const scope = await client.callTool({ name: 'probe_write', arguments: { name: 'x' } });
     t.is((scope.structuredContent as any).error, 'insufficient_scope');
     t.is((scope.structuredContent as any).required, 'contacts:write');
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('idempotent tools replay like REST', async (t) => {
-  const client = await connect(acme.keys.org!);
-  try {
+  await withMcpClient(app, acme.keys.org!, async (client) => {
     const args = { to: '+15550002001', idempotency_key: 'mcp-key' };
     const first = await client.callTool({ name: 'probe_queue', arguments: args });
     const again = await client.callTool({ name: 'probe_queue', arguments: args });
     t.deepEqual(again.structuredContent, first.structuredContent);
     const { rows } = await app.db.owner.query(`select count(*)::int as n from app_private.outgoing_messages where recipient = '+15550002001'`);
     t.is(rows[0].n, 1);
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('the key is checked first: 401 with WWW-Authenticate', async (t) => {
@@ -175,7 +143,7 @@ test('MCP turned off for the organization: 404 after the key is checked, REST ke
   const res = await rpc(initialize, { authorization: `Bearer ${f.keys.org}` });
   t.is(res.status, 404);
   t.is(((await res.json()) as any).error, 'not_found');
-  await t.throwsAsync(connect(f.keys.org!));
+  await t.throwsAsync(withMcpClient(app, f.keys.org!, async () => undefined));
   t.is((await app.request('GET', '/api/v1/me', { key: f.keys.org })).status, 200);
   t.is((await rpc(initialize, { authorization: 'Bearer nope' })).status, 401, 'an invalid key is still 401');
 });

@@ -2,7 +2,9 @@
 // nothing, no definer function runs as a superuser, and each role exactly what it calls.
 import test from 'ava';
 import type pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { asRole, claim } from '../helpers/sql.ts';
 
 const OURS = ['app_public', 'app_hidden', 'app_private'];
 const ROLES = ['svc_request', 'svc_worker', 'svc_analyst', 'svc_login'];
@@ -11,19 +13,8 @@ let db: TestDatabase;
 test.before(async () => { db = await createTestDatabase(); });
 test.after.always(async () => { await db?.drop(); });
 
-/** Runs fn inside a rolled-back transaction as `role`. */
-async function as<T>(role: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query(`set local role ${role}`);
-    await c.query(`select set_config('svc.organization_id', gen_random_uuid()::text, true), set_config('svc.location_ids', '*', true)`);
-    return await fn(c);
-  } finally {
-    await c.query('rollback');
-    c.release();
-  }
-}
+/** Runs fn inside a rolled-back transaction as `role`, with the claims of some organization. */
+const as = <T>(role: string, fn: (c: pg.PoolClient) => Promise<T>) => asRole({ db }, role, [claim('organization_id', randomUUID()), claim('location_ids', '*')], fn);
 
 async function names(sql: string, params: unknown[] = []): Promise<string[]> {
   return (await db.owner.query(sql, params)).rows.map((r) => r.name as string).sort();

@@ -3,12 +3,11 @@
 // the MCP endpoint lists exactly the operations it lets a credential call
 // (app_hidden.authorize_mcp, with the organization's MCP switch, in the authentication round trip).
 import test from 'ava';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
+import { toolNames } from '../helpers/mcp.ts';
 import { probeIdempotentOperations } from '../helpers/probes.ts';
-import { asKey } from '../contacts/helpers.ts';
+import { asKey, asRole, outcome } from '../helpers/sql.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { updateOrg } from '../../src/admin/commands.ts';
 import { hashKey } from '../../src/auth/keys.ts';
@@ -30,37 +29,14 @@ test.before(async () => {
 });
 test.after.always(async () => { await app?.close(); });
 
-async function toolNames(key: string): Promise<string[]> {
-  const client = new Client({ name: 'svc-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/api/v1/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  }));
-  try {
-    return (await client.listTools()).tools.map((t) => t.name).sort();
-  } finally {
-    await client.close();
-  }
-}
-
 /** The operations authenticate lets this key call: those whose requirements it raises no 403 for. */
 async function callable(key: string): Promise<string[]> {
-  const c = await app.db.owner.connect();
   const allowed: string[] = [];
-  try {
-    for (const op of operations) {
-      await c.query('begin');
-      await c.query('set local role svc_request');
-      try {
-        await c.query(`select app_hidden.authenticate($1, $2, $3, $4)`, [hashKey(key), op.scope, op.memberAccess, op.managerPower]);
-        allowed.push(op.operationId);
-      } catch (e) {
-        if ((e as { code?: string }).code !== 'SV403') throw e;
-      } finally {
-        await c.query('rollback');
-      }
-    }
-  } finally {
-    c.release();
+  for (const op of operations) {
+    const out = await outcome(app, undefined, `select app_hidden.authenticate($1, $2, $3, $4) is not null as result`,
+      [hashKey(key), op.scope, op.memberAccess, op.managerPower]);
+    if (out.ok) allowed.push(op.operationId);
+    else if (out.error.code !== 'SV403') throw out.error;
   }
   return allowed.sort();
 }
@@ -68,7 +44,7 @@ async function callable(key: string): Promise<string[]> {
 test('every credential\'s MCP tools are exactly the operations authenticate lets it call', async (t) => {
   const seen = new Set<string>();
   for (const [ref, key] of Object.entries(acme.keys)) {
-    const tools = await toolNames(key);
+    const tools = await toolNames(app, key);
     t.deepEqual(tools, await callable(key), ref);
     seen.add(tools.join(','));
   }
@@ -89,14 +65,8 @@ test('the MCP switch and the tool list are the database\'s, after authenticate',
   // without claims there is no organization whose switch is on
   const none = await t.throwsAsync(asKey(app, undefined, (c) => c.query(`select app_hidden.authorize_mcp('[]'::jsonb)`)));
   t.like(none, { code: 'SV404' });
-  const c = await app.db.owner.connect();
-  try {
-    await c.query('begin; set local role svc_analyst');
-    t.like(await t.throwsAsync(c.query(`select app_hidden.authorize_mcp('[]'::jsonb)`)), { code: '42501' });
-  } finally {
-    await c.query('rollback');
-    c.release();
-  }
+  await asRole(app, 'svc_analyst', [], async (c) =>
+    t.like(await t.throwsAsync(c.query(`select app_hidden.authorize_mcp('[]'::jsonb)`)), { code: '42501' }));
 });
 
 test('authenticate\'s refusals are requirement_refusal\'s: scope first, then role', async (t) => {

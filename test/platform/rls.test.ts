@@ -7,6 +7,7 @@ import { adminApply } from '../../src/admin/commands.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
+import { asRole, authenticate, claim } from '../helpers/sql.ts';
 import { AREAS } from '../../src/areas.ts';
 
 let db: TestDatabase;
@@ -22,26 +23,11 @@ test.before(async () => {
 });
 test.after.always(async () => { await db?.drop(); });
 
-/** Runs fn inside a rolled-back transaction as `role`, after `setup` statements. */
-async function as<T>(role: string, setup: string[], fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query(`set local role ${role}`);
-    for (const s of setup) await c.query(s);
-    return await fn(c);
-  } finally {
-    await c.query('rollback');
-    c.release();
-  }
-}
+const as = <T>(role: string, setup: string[], fn: (c: pg.PoolClient) => Promise<T>) => asRole({ db }, role, setup, fn);
 
 const count = async (c: pg.PoolClient, table: string) =>
   (await c.query(`select count(*)::int as n from app_public.${table}`)).rows[0].n as number;
 
-const claim = (name: string, value: string) => `select set_config('svc.${name}', '${value}', true)`;
-const authenticate = (key: string) =>
-  `select app_hidden.authenticate('\\x${hashKey(key).toString('hex')}'::bytea, null, 'open', null)`;
 
 test('every tenant table has row-level security enabled', async (t) => {
   const { rows } = await db.owner.query(`
