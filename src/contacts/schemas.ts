@@ -6,7 +6,7 @@ import { timestamp, uuid } from '../platform/schemas.ts';
 
 export const ContactPath = z.object({ contactId: uuid.describe('The contact\'s id') });
 
-export const ContactName = z.string().trim().min(1).max(200);
+export const ContactName = z.string().trim().min(1).max(200).meta({ examples: ['Ann Lee'] });
 
 const CustomFieldValue = z.union([z.string().max(10000), z.number(), z.boolean(), z.null()]);
 const CustomFieldKey = z.string().max(100);

@@ -1,6 +1,19 @@
 // The Acme tenant with what the contacts suites need: typed custom fields (one disabled),
-// contacts at each location and at none, notes, interactions, suppression.
-import { acmeFixture } from '../helpers/fixtures.ts';
+// contacts at each location and at none, notes, interactions, suppression; and the contacts'
+// part of the malformed-input suite.
+import { acmeFixture, type CustomField } from '../helpers/fixtures.ts';
+import { pick, type MalformedInput } from '../helpers/fuzz.ts';
+
+/** Custom fields of every type, one of them disabled (acmeFixture has the text field plan). */
+export const CUSTOM_FIELDS: CustomField[] = [
+  { key: 'visits', label: 'Visits', type: 'number' },
+  { key: 'ltv', label: 'Lifetime value', type: 'currency' },
+  { key: 'vip', label: 'VIP', type: 'boolean' },
+  { key: 'birthday', label: 'Birthday', type: 'date' },
+  { key: 'last_call', label: 'Last call', type: 'datetime' },
+  { key: 'insurance', label: 'Insurance', type: 'select', options: ['Delta', 'Aetna'] },
+  { key: 'retired', label: 'Retired field', type: 'text', enabled: false },
+];
 
 export function contactsFixture(name = 'Acme Dental', opts: { tagLimit?: number } = {}) {
   const base = acmeFixture(name);
@@ -17,16 +30,7 @@ export function contactsFixture(name = 'Acme Dental', opts: { tagLimit?: number 
       { ref: 'south_mgr', kind: 'organization', created_by_ref: 'owner', role: 'MANAGER', location_refs: ['south'], powers: ['contacts'] },
       { ref: 'north_mgr_nopower', kind: 'organization', created_by_ref: 'owner', role: 'MANAGER', location_refs: ['north'], powers: ['sequences'] },
     ],
-    custom_fields: [
-      ...base.custom_fields,
-      { key: 'visits', label: 'Visits', type: 'number' },
-      { key: 'ltv', label: 'Lifetime value', type: 'currency' },
-      { key: 'vip', label: 'VIP', type: 'boolean' },
-      { key: 'birthday', label: 'Birthday', type: 'date' },
-      { key: 'last_call', label: 'Last call', type: 'datetime' },
-      { key: 'insurance', label: 'Insurance', type: 'select', options: ['Delta', 'Aetna'] },
-      { key: 'retired', label: 'Retired field', type: 'text', enabled: false },
-    ],
+    custom_fields: [...base.custom_fields, ...CUSTOM_FIELDS],
     contacts: [
       {
         ...base.contacts[0]!,
@@ -49,3 +53,15 @@ export function contactsFixture(name = 'Acme Dental', opts: { tagLimit?: number 
     ],
   };
 }
+
+/** Values of the fixture's custom fields, of their types and not: a custom field's key is the organization's. */
+const CUSTOM_FIELD_VALUES = [
+  { plan: 'silver' }, { plan: null }, { plan: 5 }, { visits: 3 }, { visits: '3' }, { ltv: 12.5 }, { vip: true }, { vip: 'yes' },
+  { birthday: '1990-02-28' }, { birthday: '1990-02-30' }, { last_call: '2026-11-01T09:00:00Z' }, { last_call: '2026-11-01 09:00' },
+  { insurance: 'Delta' }, { insurance: 'Cigna' }, { retired: 'x' }, { nope: 'x' }, { visits: 2, plan: 'gold', vip: false },
+];
+
+export const malformedInput: MalformedInput = {
+  fixture: (base) => ({ ...base, custom_fields: [...base.custom_fields, ...CUSTOM_FIELDS] }),
+  values: { custom_fields: (r) => structuredClone(pick(r, CUSTOM_FIELD_VALUES)) },
+};

@@ -110,3 +110,14 @@ export async function startApp(opts: {
     },
   };
 }
+
+/** startApp, then one tenant from `fixture`: how most suites begin. */
+export async function startWithTenant(fixture: unknown, opts?: Parameters<typeof startApp>[0]): Promise<{ app: TestApp; tenant: Applied }> {
+  const app = await startApp(opts);
+  try {
+    return { app, tenant: await app.apply(fixture) };
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+}

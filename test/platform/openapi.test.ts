@@ -1,11 +1,13 @@
-// The OpenAPI document: generated from the registry, every x-svc-* flag, nothing unserved.
+// The OpenAPI document: generated from the registry, every x-svc-* flag, the schemas' examples,
+// nothing unserved.
 import test from 'ava';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { AREAS } from '../../src/areas.ts';
+import { inputSchemaOf } from '../../src/mcp/tools.ts';
 import { operationsOf } from '../../src/registry/area.ts';
+import { openApiDocument } from '../../src/registry/openapi.ts';
 
 const operations = operationsOf(AREAS);
-import { openApiDocument } from '../../src/registry/openapi.ts';
 
 let app: TestApp;
 test.before(async () => { app = await startApp(); });
@@ -44,4 +46,22 @@ test('every documented operation is routed, and nothing else under /api/v1 is', 
   }
   const ids = operations.map((o) => o.operationId);
   t.is(new Set(ids).size, ids.length, 'operationIds are unique');
+});
+
+test('the examples of the input schemas are in the document, for parameters and bodies alike', async (t) => {
+  const doc = (await app.request('GET', '/api/v1/docs-json')).body;
+  let seen = 0;
+  for (const op of operations) {
+    const documented = doc.paths[op.path][op.method.toLowerCase()];
+    const body = documented.requestBody?.content['application/json'].schema.properties ?? {};
+    const fields = (inputSchemaOf(op) as { properties?: Record<string, { examples?: unknown[] }> }).properties ?? {};
+    for (const [name, schema] of Object.entries(fields)) {
+      const parameter = documented.parameters.find((p: { name: string }) => p.name === name);
+      t.deepEqual((parameter?.schema ?? body[name]).examples, schema.examples, `${op.operationId} ${name}`);
+      if (schema.examples) seen++;
+    }
+  }
+  t.true(seen >= 15, `${seen} fields carry examples`);
+  const q = doc.paths['/api/v1/contacts'].get.parameters.find((p: { name: string }) => p.name === 'q');
+  t.deepEqual(q.schema.examples, ['ann', 'example.com', '(555) 123']);
 });
