@@ -3,7 +3,7 @@
 // internal GraphQL view and any other SQL caller reach them) refuse with SQLSTATE SV400 and the
 // message REST gives for the same input, and write nothing.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
 import { outcome, type Outcome } from '../helpers/sql.ts';
 import { unchanged } from '../helpers/writes.ts';
@@ -13,8 +13,7 @@ let app: TestApp;
 let acme: Applied;
 let audienceId: string;
 test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture());
+  ({ app, tenant: acme } = await startWithTenant(contactsFixture()));
   const res = await app.request('POST', '/api/v1/audiences', { key: acme.keys.org!, body: { name: 'Everyone', definition: {} } });
   audienceId = res.body.id;
 });

@@ -4,7 +4,7 @@
 // credential that reads only a contact's name, email and phone may test only those: counts
 // over any other field would let it read that field by bisection.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
 import { callTool } from '../helpers/mcp.ts';
 import { sqlError } from '../helpers/sql.ts';
@@ -14,10 +14,7 @@ import { LIMITS } from '../../src/audiences/schemas.ts';
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture());
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(contactsFixture())); });
 test.after.always(async () => { await app?.close(); });
 
 const preview = (body: unknown, key = acme.keys.org!) => app.request('POST', '/api/v1/audiences/preview-count', { key, body });

@@ -2,15 +2,14 @@
 // repeat, contacts of the organization only), counts under the caller's reach, and cursor
 // paging that lists every member exactly once, even while contacts are added meanwhile.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture());
+  ({ app, tenant: acme } = await startWithTenant(contactsFixture()));
   // a few hundred more contacts, so pages are many
   await app.db.owner.query(`
     insert into app_public.contacts (organization_id, name, email, field_values)

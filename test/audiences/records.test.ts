@@ -3,7 +3,7 @@
 // operations as MCP tools.
 import test from 'ava';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
 import { withMcpClient } from '../helpers/mcp.ts';
 import { asRole, claim, rows } from '../helpers/sql.ts';
@@ -15,8 +15,7 @@ let acme: Applied;
 let other: Applied;
 let otherAudience: string;
 test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture());
+  ({ app, tenant: acme } = await startWithTenant(contactsFixture()));
   other = await app.apply(contactsFixture('Other Dental'));
   otherAudience = (await app.request('POST', '/api/v1/audiences', { key: other.keys.org, body: { name: 'Theirs', kind: 'static' } })).body.id;
   await app.request('POST', `/api/v1/audiences/${otherAudience}/members`, { key: other.keys.org, body: { contact_id: other.ids.ann } });
@@ -181,7 +180,7 @@ test.serial('access follows the spec: reads for every role, writes and member li
   t.like(scopeless.body, { error: 'insufficient_scope', required: 'audiences:read' });
   const noWrite = await refusedWithoutWrites(t, app, acme.organization_id, 403, 'insufficient_scope',
     () => app.request('POST', '/api/v1/audiences', { key: acme.keys.org_reader, body: {} }));
-  t.is(noWrite.body.required, 'audiences:write', 'authorization before validation');
+  t.like(noWrite.body, { statusCode: 403, required: 'audiences:write' }, 'authorization before validation');
   const noKey = await app.request('GET', '/api/v1/audiences');
   t.is(noKey.status, 401);
 });

@@ -3,7 +3,7 @@
 // contacts; every 400 naming the rule part to fix; counts under each credential's reach.
 import test from 'ava';
 import fc from 'fast-check';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { prng } from '../helpers/random.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
@@ -95,8 +95,7 @@ interface Row {
 }
 
 test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(fixture('Acme Rules'));
+  ({ app, tenant: acme } = await startWithTenant(fixture('Acme Rules')));
   other = await app.apply(fixture('Other Org'));
   // created_at and updated_at are the database's to set; the data set wants them spread out
   for (const c of contacts) {

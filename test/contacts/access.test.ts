@@ -3,7 +3,7 @@
 // isolation between organizations — over HTTP and straight at the SQL.
 import test from 'ava';
 import type pg from 'pg';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from './helpers.ts';
 import { asKey } from '../helpers/sql.ts';
 import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
@@ -13,8 +13,7 @@ let app: TestApp;
 let a: Applied;
 let b: Applied;
 test.before(async () => {
-  app = await startApp();
-  a = await app.apply(contactsFixture('Org A'));
+  ({ app, tenant: a } = await startWithTenant(contactsFixture('Org A')));
   b = await app.apply(contactsFixture('Org B'));
 });
 test.after.always(async () => { await app?.close(); });

@@ -1,7 +1,7 @@
 // Suppression and SMS consent (spec: Contact suppression), pipeline stages (spec: Pipeline
 // stage) and interactions (spec: Interaction).
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from './helpers.ts';
 import { rows } from '../helpers/sql.ts';
 import { refusedWithoutWrites } from '../helpers/writes.ts';
@@ -9,10 +9,7 @@ import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture());
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(contactsFixture())); });
 test.after.always(async () => { await app?.close(); });
 
 const suppress = (id: string, body: unknown, key = acme.keys.org) => app.request('POST', `/api/v1/contacts/${id}/suppress`, { key, body });

@@ -1,17 +1,14 @@
 // The contacts operations as MCP tools: listed per credential, same answers and errors as REST.
 import test from 'ava';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { withMcpClient } from '../helpers/mcp.ts';
 import { contactsFixture } from './helpers.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture());
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(contactsFixture())); });
 test.after.always(async () => { await app?.close(); });
 
 const withClient = <T>(key: string, fn: (c: Client) => Promise<T>) => withMcpClient(app, key, fn);

@@ -1,7 +1,7 @@
 // Notes (spec: Contact note) and tags (spec: Tag): shared notes listed newest first, private
 // ones only counted, idempotent add; tags created within the organization's limit.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from './helpers.ts';
 import { rows } from '../helpers/sql.ts';
 import { refusedWithoutWrites } from '../helpers/writes.ts';
@@ -9,10 +9,7 @@ import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture('Acme Dental', { tagLimit: 3 }));
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(contactsFixture('Acme Dental', { tagLimit: 3 }))); });
 test.after.always(async () => { await app?.close(); });
 
 const notesPath = (id: string) => `/api/v1/contacts/${id}/notes`;

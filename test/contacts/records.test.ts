@@ -1,7 +1,7 @@
 // The contact record (spec: Contact; Endpoints → Contacts): upsert, search, read, update,
 // with every 400/404/409 rule checked to have written nothing.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from './helpers.ts';
 import { rows } from '../helpers/sql.ts';
 import { refusedWithoutWrites } from '../helpers/writes.ts';
@@ -9,10 +9,7 @@ import type { Applied } from '../../src/admin/fixture.ts';
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture());
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(contactsFixture())); });
 test.after.always(async () => { await app?.close(); });
 
 const upsert = (body: unknown, key = acme.keys.org) => app.request('POST', '/api/v1/contacts', { key, body });

@@ -6,7 +6,7 @@
 // contact's related rows as the owner lists only the locations in the caller's reach.
 import test from 'ava';
 import fc from 'fast-check';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { prng } from '../helpers/random.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
@@ -32,8 +32,7 @@ const people: Person[] = Array.from({ length: 80 }, (_, i) => {
 });
 
 test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(acmeFixture('Pieces A'));
+  ({ app, tenant: acme } = await startWithTenant(acmeFixture('Pieces A')));
   other = await app.apply(acmeFixture('Pieces B'));
   for (const p of people) {
     const res = await app.request('POST', '/api/v1/contacts', { key: acme.keys.org, body: { name: p.name, email: p.email, phone: p.phone } });

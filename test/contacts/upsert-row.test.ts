@@ -5,7 +5,7 @@
 // search must find a contact written a moment ago, before and after the list is merged.
 import test from 'ava';
 import type pg from 'pg';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from './helpers.ts';
 import { asKey } from '../helpers/sql.ts';
 import { unchanged } from '../helpers/writes.ts';
@@ -15,8 +15,7 @@ let app: TestApp;
 let a: Applied;
 let b: Applied;
 test.before(async () => {
-  app = await startApp();
-  a = await app.apply(contactsFixture('Upsert A'));
+  ({ app, tenant: a } = await startWithTenant(contactsFixture('Upsert A')));
   b = await app.apply(contactsFixture('Upsert B'));
 });
 test.after.always(async () => { await app?.close(); });

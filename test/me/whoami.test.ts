@@ -1,16 +1,13 @@
 // me_get for every kind of credential (spec: Whoami).
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { ALL_SCOPES, SCOPES } from '../../src/auth/scopes.ts';
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp({ env: { SVC_RATE_LIMIT: '250' } });
-  acme = await app.apply(acmeFixture());
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(acmeFixture(), { env: { SVC_RATE_LIMIT: '250' } })); });
 test.after.always(async () => { await app?.close(); });
 
 const me = async (ref: string) => (await app.request('GET', '/api/v1/me', { key: acme.keys[ref] })).body;

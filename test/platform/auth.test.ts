@@ -1,17 +1,14 @@
 // Authentication (spec: Authentication 1-4): only `Authorization: Bearer <key>` counts, and
 // every failure is the same 401.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { revokeKey, setRoleAccess, updateUser } from '../../src/admin/commands.ts';
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(acmeFixture());
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(acmeFixture())); });
 test.after.always(async () => { await app?.close(); });
 
 const stable = (body: Record<string, unknown>) => ({ ...body, timestamp: undefined });

@@ -3,7 +3,7 @@
 // Retry-After; the database's own message never reaches the caller.
 import test from 'ava';
 import { z } from 'zod';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { callTool } from '../helpers/mcp.ts';
 import { rows } from '../helpers/sql.ts';
@@ -50,8 +50,7 @@ const probeFlaky = defineOperation({
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ operations: [probeLink, probeRaise, probeFlaky] });
-  acme = await app.apply(acmeFixture());
+  ({ app, tenant: acme } = await startWithTenant(acmeFixture(), { operations: [probeLink, probeRaise, probeFlaky] }));
   await app.db.owner.query(`set role svc_owner;
     create function app_hidden.probe_raise(code text) returns void language plpgsql as $$
     begin

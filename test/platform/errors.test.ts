@@ -1,6 +1,6 @@
 // The error envelope (spec: Errors) for every failure, and no 5xx from malformed requests.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startApp, startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { probeOperations } from '../helpers/probes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
@@ -12,10 +12,7 @@ import { answerUnparsable } from '../../src/server.ts';
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp({ operations: probeOperations });
-  acme = await app.apply(acmeFixture());
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(acmeFixture(), { operations: probeOperations })); });
 test.after.always(async () => { await app?.close(); });
 
 function isEnvelope(t: import('ava').ExecutionContext, body: any, status: number, error: string, path: string) {

@@ -14,7 +14,7 @@ import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import { exposureOf } from '../../src/graphql/exposed.ts';
 import { createInternalGraphql, type InternalGraphql } from '../../src/graphql/internal.ts';
 import { OPERATION_LIMITS } from '../../src/graphql/limits.ts';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
 import { asKey } from '../helpers/sql.ts';
 import { AREAS } from '../../src/areas.ts';
@@ -81,8 +81,8 @@ let app: TestApp;
 let gql: InternalGraphql;
 let a: Applied;
 test.before(async () => {
-  app = await startApp({ mount: async (deps) => (gql = await createInternalGraphql(deps)).mount });
-  a = await app.apply(accessFixture('GraphQL access'));
+  ({ app, tenant: a } = await startWithTenant(accessFixture('GraphQL access'),
+    { mount: async (deps) => (gql = await createInternalGraphql(deps)).mount }));
   await app.apply(accessFixture('Another organization'));
   // what the fixture cannot make: a note written by a person, and audiences with members
   const key = a.keys.owner_personal;

@@ -5,7 +5,7 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { requestAt, startApp } from '../helpers/app.ts';
+import { requestAt, startApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { adminApply } from '../../src/admin/commands.ts';
@@ -121,26 +121,36 @@ test('a server killed mid-write leaves the key answering idempotency_outcome_unk
   }
 });
 
+/**
+ * Adds `note` to a contact whose row is locked, so that the call waits inside its write; `during`
+ * runs meanwhile with a retry of the same call, then the lock goes and the first call answers.
+ */
+async function whileFirstCallWaits(app: TestApp, note: Record<string, unknown>,
+  during: (retry: () => ReturnType<typeof addNote>) => Promise<void>) {
+  const acme = await app.apply(acmeFixture());
+  const retry = () => addNote(app.url, acme.keys.org!, acme.ids.ann!, note);
+  const release = await blockNotes(app.db.owner, acme.ids.ann!);
+  const pending = retry();
+  pending.catch(() => undefined); // awaited below, unless an assertion ends the test first
+  try {
+    await waitingBackend(app.db);
+    await during(retry);
+  } finally {
+    await release();
+  }
+  return { first: await pending, retry };
+}
+
 test('while the first call runs, a retry answers idempotency_in_progress, then the first answer', async (t) => {
   const app = await startApp();
   try {
-    const acme = await app.apply(acmeFixture());
-    const ann = acme.ids.ann!;
-    const note = { body: 'Still running', idempotency_key: 'k-alive' };
-    const release = await blockNotes(app.db.owner, ann);
-    const pending = addNote(app.url, acme.keys.org!, ann, note);
-    pending.catch(() => undefined); // awaited below, unless an assertion ends the test first
-    try {
-      await waitingBackend(app.db);
-      const retry = await addNote(app.url, acme.keys.org!, ann, note);
-      t.is(retry.status, 409);
-      t.is(retry.body.error, 'idempotency_in_progress');
-    } finally {
-      await release();
-    }
-    const first = await pending;
+    const { first, retry } = await whileFirstCallWaits(app, { body: 'Still running', idempotency_key: 'k-alive' }, async (retry) => {
+      const res = await retry();
+      t.is(res.status, 409);
+      t.is(res.body.error, 'idempotency_in_progress');
+    });
     t.is(first.status, 201);
-    t.deepEqual(await addNote(app.url, acme.keys.org!, ann, note), first);
+    t.deepEqual(await retry(), first);
     t.is(await notes(app.db, 'Still running'), 1);
   } finally {
     await app.close();
@@ -151,25 +161,16 @@ test('a claim older than the statement timeout answers idempotency_outcome_unkno
   let clock = new Date('2026-11-21T12:00:00Z');
   const app = await startApp({ clock: () => clock });
   try {
-    const acme = await app.apply(acmeFixture());
-    const ann = acme.ids.ann!;
-    const note = { body: 'Too slow', idempotency_key: 'k-slow' };
-    const release = await blockNotes(app.db.owner, ann);
-    const pending = addNote(app.url, acme.keys.org!, ann, note);
-    pending.catch(() => undefined); // awaited below, unless an assertion ends the test first
-    try {
-      await waitingBackend(app.db);
+    const { first, retry } = await whileFirstCallWaits(app, { body: 'Too slow', idempotency_key: 'k-slow' }, async (retry) => {
       clock = new Date(clock.getTime() + REQUEST_STATEMENT_TIMEOUT_MS - 1000);
-      t.is((await addNote(app.url, acme.keys.org!, ann, note)).body.error, 'idempotency_in_progress');
+      t.is((await retry()).body.error, 'idempotency_in_progress');
       clock = new Date(clock.getTime() + 2000);
-      const late = await addNote(app.url, acme.keys.org!, ann, note);
+      const late = await retry();
       t.is(late.status, 409);
       t.is(late.body.error, 'idempotency_outcome_unknown');
-    } finally {
-      await release();
-    }
-    t.is((await pending).status, 201, 'the first call itself still answers');
-    const after = await addNote(app.url, acme.keys.org!, ann, note);
+    });
+    t.is(first.status, 201, 'the first call itself still answers');
+    const after = await retry();
     t.is(after.status, 409);
     t.is(after.body.error, 'idempotency_outcome_unknown');
     t.is(await notes(app.db, 'Too slow'), 1, 'it took effect: hence "may have"');

@@ -2,7 +2,7 @@
 // details; 409s for reuse, in-progress and unknown outcomes; 503 when the store is down.
 import test from 'ava';
 import pg from 'pg';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startApp, startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { probeIdempotentOperations } from '../helpers/probes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
@@ -16,8 +16,7 @@ const now = new Date('2026-11-21T12:00:00Z');
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ operations: probeIdempotentOperations, clock: () => now });
-  acme = await app.apply(acmeFixture());
+  ({ app, tenant: acme } = await startWithTenant(acmeFixture(), { operations: probeIdempotentOperations, clock: () => now }));
 });
 test.after.always(async () => { await app?.close(); });
 

@@ -4,7 +4,7 @@
 // refusal writes nothing.
 import test from 'ava';
 import { request as httpRequest } from 'node:http';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
 import { callTool, mcpRpc } from '../helpers/mcp.ts';
 import { unchanged } from '../helpers/writes.ts';
@@ -23,8 +23,8 @@ let acme: Applied;
 let proto: Applied;
 let audienceId: string;
 test.before(async () => {
-  app = await startApp({ mount: async (deps) => (gql = await createInternalGraphql(deps)).mount });
-  acme = await app.apply(contactsFixture());
+  ({ app, tenant: acme } = await startWithTenant(contactsFixture(),
+    { mount: async (deps) => (gql = await createInternalGraphql(deps)).mount }));
   const withProtoField = contactsFixture('Proto Co');
   withProtoField.custom_fields.push({ key: '__proto__', label: 'Proto', type: 'text' });
   proto = await app.apply(withProtoField);

@@ -1,7 +1,7 @@
 // Cross-organization isolation: a key of one organization probing every id of another
 // always gets 404, never data.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { probeContactGet, probeLocationGet, probeOperations } from '../helpers/probes.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
@@ -11,8 +11,7 @@ let app: TestApp;
 let a: Applied;
 let b: Applied;
 test.before(async () => {
-  app = await startApp({ operations: probeOperations });
-  a = await app.apply(acmeFixture('Org A'));
+  ({ app, tenant: a } = await startWithTenant(acmeFixture('Org A'), { operations: probeOperations }));
   b = await app.apply(acmeFixture('Org B'));
 });
 test.after.always(async () => { await app?.close(); });

@@ -1,7 +1,7 @@
 // The MCP entry point (spec: What the service does, MCP details), driven by the SDK's own
 // client over real HTTP.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startApp, startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { probeIdempotentOperations } from '../helpers/probes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
@@ -14,8 +14,7 @@ let app: TestApp;
 let acme: Applied;
 let other: Applied;
 test.before(async () => {
-  app = await startApp({ operations: probeIdempotentOperations });
-  acme = await app.apply(acmeFixture());
+  ({ app, tenant: acme } = await startWithTenant(acmeFixture(), { operations: probeIdempotentOperations }));
   other = await app.apply(acmeFixture('Other Co'));
 });
 test.after.always(async () => { await app?.close(); });

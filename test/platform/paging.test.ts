@@ -3,7 +3,7 @@
 // and any other SQL caller reach them). Each refusal is SQLSTATE SV400 with the message REST
 // gives for the same input.
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
 import { outcome, type Outcome } from '../helpers/sql.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
@@ -12,8 +12,7 @@ let app: TestApp;
 let acme: Applied;
 let audienceId: string;
 test.before(async () => {
-  app = await startApp();
-  acme = await app.apply(contactsFixture());
+  ({ app, tenant: acme } = await startWithTenant(contactsFixture()));
   // more contacts than a default page holds
   await app.db.owner.query(`
     insert into app_public.contacts (organization_id, name, email)

@@ -3,7 +3,7 @@
 // the MCP endpoint lists exactly the operations it lets a credential call
 // (app_hidden.authorize_mcp, with the organization's MCP switch, in the authentication round trip).
 import test from 'ava';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { toolNames } from '../helpers/mcp.ts';
 import { probeIdempotentOperations } from '../helpers/probes.ts';
@@ -23,10 +23,7 @@ const requirements = JSON.stringify(operations.map((op) => ({
 
 let app: TestApp;
 let acme: Applied;
-test.before(async () => {
-  app = await startApp({ operations });
-  acme = await app.apply(acmeFixture());
-});
+test.before(async () => { ({ app, tenant: acme } = await startWithTenant(acmeFixture(), { operations })); });
 test.after.always(async () => { await app?.close(); });
 
 /** The operations authenticate lets this key call: those whose requirements it raises no 403 for. */

@@ -3,7 +3,7 @@
 // that received it.
 import test from 'ava';
 import { z } from 'zod';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { callTool, mcpRpc, withMcpClient } from '../helpers/mcp.ts';
 import { operationAt } from '../helpers/responses.ts';
@@ -26,8 +26,7 @@ const undeclared = probe('probe_undeclared', { ok: true, secret: 'x' });
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  app = await startApp({ operations: [fits, wrongType, undeclared] });
-  acme = await app.apply(acmeFixture());
+  ({ app, tenant: acme } = await startWithTenant(acmeFixture(), { operations: [fits, wrongType, undeclared] }));
 });
 test.after.always(async () => { await app?.close(); });
 
