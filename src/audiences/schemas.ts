@@ -33,13 +33,15 @@ export const Rule = z
       .regex(FIELD_FORMAT, 'a field name: letters, digits and underscores, or field_values.<key>')
       .describe('display_name, email, phone_number (text); total_calls (number); first_seen_at, last_seen_at, created_at, '
         + `updated_at (date-time); field_values.<key> of an enabled custom field; or ${STAGE_AUDIENCE_FIELD} (the audience_field `
-        + 'of contacts_list_stages, with stage ids as values)'),
+        + 'of contacts_list_stages, with stage ids as values)')
+      .meta({ examples: ['display_name', 'email', 'phone_number', 'total_calls', 'last_seen_at', 'field_values.plan', 'stage_id'] }),
     op: z.enum(RULE_OPS).describe('eq, neq, in, not_in and exists, not_exists work on every field; gt, gte, lt, lte on numbers '
       + 'and dates; contains, contains_any on display_name, email, phone_number and custom fields'),
     value: z.union([Scalar, z.array(Scalar).min(1).max(LIMITS.values)], { error: VALUE_SHAPE }).optional()
       .describe('Omitted for exists and not_exists; a list for in, not_in and contains_any; one value otherwise. Text compares '
         + 'case-insensitively; a number field takes numbers or numeric strings; a date-time field an ISO 8601 date-time with '
-        + 'offset, or a date (YYYY-MM-DD) to compare whole UTC days; a date field a date; a boolean field true or false'),
+        + 'offset, or a date (YYYY-MM-DD) to compare whole UTC days; a date field a date; a boolean field true or false')
+      .meta({ examples: ['gold', 3, '2026-01-05', true, ['gold', 'silver']] }),
   })
   .superRefine((rule, ctx) => {
     const listed = Array.isArray(rule.value);
@@ -64,7 +66,9 @@ const definitionShape = {
 };
 
 export const Definition = z.strictObject(definitionShape)
-  .describe('Which contacts a dynamic audience holds: match all/any over flat rules');
+  .describe('Which contacts a dynamic audience holds: match all/any over flat rules')
+  .meta({ examples: [{ match: 'all', rules: [
+    { field: 'field_values.plan', op: 'eq', value: 'gold' }, { field: 'email', op: 'exists' }] }] });
 
 /** The preview body: a definition's fields, plus exclude_opted_out as a definition carries it. */
 export const PreviewBody = z.strictObject({
@@ -72,8 +76,8 @@ export const PreviewBody = z.strictObject({
   exclude_opted_out: z.boolean().optional().describe('Accepted as in an audience; counts include opted-out contacts'),
 });
 
-export const AudienceName = z.string().trim().min(1).max(200);
-export const Description = z.string().max(2000);
+export const AudienceName = z.string().trim().min(1).max(200).meta({ examples: ['Gold plan customers'] });
+export const Description = z.string().max(2000).meta({ examples: ['Everyone on the gold plan'] });
 export const Kind = z.enum(['static', 'dynamic']);
 export const Channel = z.enum(['any', 'email', 'sms']);
 

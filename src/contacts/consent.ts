@@ -61,8 +61,10 @@ export const contactsRecordSmsConsent = defineOperation({
   changes: ['contacts'],
   params: ContactPath,
   body: z.strictObject({
-    source: z.string().trim().min(1).max(200).optional().describe('How consent was given, for example "web form" or "phone call"'),
-    consented_at: z.iso.datetime({ offset: true }).optional().describe('When the contact consented (default now; not in the future)'),
+    source: z.string().trim().min(1).max(200).optional().describe('How consent was given, for example "web form" or "phone call"')
+      .meta({ examples: ['web form', 'phone call'] }),
+    consented_at: z.iso.datetime({ offset: true }).optional().describe('When the contact consented (default now; not in the future)')
+      .meta({ examples: ['2026-01-02T03:04:05Z'] }),
   }),
   response: z.object({
     contact_id: uuid,

@@ -34,7 +34,8 @@ export const contactsAddNote = defineOperation({
   successStatus: 201,
   params: ContactPath,
   body: z.strictObject({
-    body: z.string().min(1).max(20000).refine((s) => s.trim() !== '', 'the note is empty').describe('The note text'),
+    body: z.string().min(1).max(20000).refine((s) => s.trim() !== '', 'the note is empty').describe('The note text')
+      .meta({ examples: ['Prefers morning appointments'] }),
   }),
   response: Note,
   run: {

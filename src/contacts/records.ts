@@ -10,11 +10,12 @@ import { toE164 } from '../platform/phone.ts';
 import { keepingProtoKey } from '../platform/input.ts';
 
 const EventName = z.string().regex(/^[a-z][a-z0-9_]{0,99}$/, 'lowercase letters, digits and underscores')
-  .describe('The kind of event, for example assessment_abandoned');
+  .describe('The kind of event, for example assessment_abandoned').meta({ examples: ['assessment_abandoned', 'assessment_completed'] });
 
 const Event = z.strictObject({
   name: EventName,
-  key: z.string().min(1).max(255).describe('A stable id of this occurrence (for example the session id); retries send the same key'),
+  key: z.string().min(1).max(255).describe('A stable id of this occurrence (for example the session id); retries send the same key')
+    .meta({ examples: ['session-1'] }),
 });
 
 const EventFieldValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
@@ -90,6 +91,7 @@ export const contactsUpsert = defineOperation({
 /** Spec: phone search ignores spaces, dashes and brackets; the number needs its country code. */
 const SearchPhone = z.string().max(40)
   .regex(/^\s*\+[0-9\s()[\]-]+$/, 'a phone number with country code; only digits, spaces, dashes and brackets')
+  .meta({ examples: ['+1 (555) 123-0001', '+15551230002'] })
   .transform((raw, ctx) => {
     const e164 = toE164(raw.replace(/[\s()[\]-]/g, ''));
     if (!e164) {
@@ -103,7 +105,8 @@ const SearchQuery = z
   .object({
     ...paging,
     q: z.string().min(1).max(255).optional()
-      .describe('Case-insensitive part of the name, email or phone (digits of a phone match however it is punctuated)'),
+      .describe('Case-insensitive part of the name, email or phone (digits of a phone match however it is punctuated)')
+      .meta({ examples: ['ann', 'example.com', '(555) 123'] }),
     email: Email.optional().describe('Exact email, case-insensitive: at most one result'),
     phone: SearchPhone.optional()
       .describe('Exact phone with country code; spaces, dashes and brackets ignored; the contact\'s phone only: at most one result'),

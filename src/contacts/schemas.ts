@@ -6,7 +6,7 @@ import { timestamp, uuid } from '../platform/schemas.ts';
 
 export const ContactPath = z.object({ contactId: uuid.describe('The contact\'s id') });
 
-export const ContactName = z.string().trim().min(1).max(200);
+export const ContactName = z.string().trim().min(1).max(200).meta({ examples: ['Ann Lee'] });
 
 const CustomFieldValue = z.union([z.string().max(10000), z.number(), z.boolean(), z.null()]);
 const CustomFieldKey = z.string().max(100);
@@ -34,7 +34,8 @@ export const Contact = ContactCard.extend({
   stage_id: uuid.nullable(),
   stage: z.object({ id: uuid, name: z.string() }).nullable(),
   tags: z.array(z.string()),
-  custom_fields: z.record(z.string(), z.unknown()),
+  // a field an organization named __proto__ is answered like any other (zod's record would drop it)
+  custom_fields: keepingProtoKey(z.record(z.string(), z.unknown()), { value: z.unknown() }),
   notes_count: z.int().describe('Every note, location-private ones included; can exceed the total of contacts_list_notes'),
   location_ids: z.array(uuid).describe('The contact\'s locations within the credential\'s reach; empty = organization-wide'),
   sms_consent: z.boolean(),

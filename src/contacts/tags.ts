@@ -6,7 +6,8 @@ import { defineOperation } from '../registry/operation.ts';
 import { ContactPath, Tags } from './schemas.ts';
 import { result } from '../platform/schemas.ts';
 
-const TagName = z.string().trim().min(1).max(120).describe('Tag name, at most 120 characters (case-insensitive)');
+const TagName = z.string().trim().min(1).max(120).describe('Tag name, at most 120 characters (case-insensitive)')
+  .meta({ examples: ['VIP', 'Follow up'] });
 
 const AddTagBody = z
   .strictObject({ name: TagName.optional(), tag: TagName.optional().describe('Same as name') })

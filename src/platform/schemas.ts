@@ -21,10 +21,13 @@ export const Page = <T extends z.ZodType>(item: T) => z.object({
 
 export const timestamp = z.string().describe('ISO 8601 date-time');
 
-export const Email = z.email().max(320);
+export const Email = z.email().max(320).meta({ examples: ['ann@example.com', 'new.person@example.com'] });
+
+// the examples go on the string a caller sends: a transform's examples would be its output's
+const PhoneText = z.string().max(40).meta({ examples: ['+15551230001', '+1 (555) 123-0002', '+44 20 7183 8750'] });
 
 /** A phone number with its country code, stored and answered in E.164. */
-export const Phone = z.string().max(40).transform((raw, ctx) => {
+export const Phone = PhoneText.transform((raw, ctx) => {
   const e164 = toE164(raw);
   if (!e164) {
     ctx.addIssue({ code: 'custom', message: 'not a valid phone number with country code (for example +15551230001)' });

@@ -1,4 +1,11 @@
 // A tenant with every kind of credential, shaped like operator-cli.md's example.
+
+/** A custom field definition of a fixture. */
+export interface CustomField { key: string; label: string; type: string; enabled?: boolean; options?: string[] }
+
+/** A tenant fixture as `svc admin apply` takes it: acmeFixture's shape, which the areas' suites extend. */
+export type Fixture = ReturnType<typeof acmeFixture>;
+
 export function acmeFixture(name = 'Acme Dental') {
   return {
     organization: { name, mcp_enabled: true, tag_limit: 100, sending_email_domain: 'acme.example', default_sms_number: '+15550000000' },
@@ -34,7 +41,7 @@ export function acmeFixture(name = 'Acme Dental') {
       { ref: 'quiet_personal', kind: 'personal', user_ref: 'quiet' },
     ],
     stages: [{ ref: 'lead', name: 'Lead' }, { ref: 'won', name: 'Won' }],
-    custom_fields: [{ key: 'plan', label: 'Plan', type: 'text', enabled: true }],
+    custom_fields: [{ key: 'plan', label: 'Plan', type: 'text', enabled: true }] as CustomField[],
     contacts: [
       { ref: 'ann', name: 'Ann Lee', email: 'ann@example.com', phone: '+15551230001', location_refs: ['north'], stage_ref: 'lead',
         tags: ['vip'], custom_fields: { plan: 'gold' }, sms_consent: true, total_calls: 2,

@@ -2,12 +2,12 @@
 // and a key's claims) and draining the job queue once, for the worker and delivery tests.
 import { runOnce } from 'graphile-worker';
 import pg from 'pg';
-import { hashKey } from '../../src/auth/keys.ts';
 import type { OutgoingMessage, Transport, Transports } from '../../src/delivery/index.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
 import { allTasks, workerLogger, workerPreset } from '../../src/worker.ts';
 
 import type { TestDatabase } from './db.ts';
+import { asKey } from './sql.ts';
 
 export interface MessageInput {
   channel: 'email' | 'sms';
@@ -19,21 +19,8 @@ export interface MessageInput {
 
 /** Queues a message in a transaction as svc_request with `key`'s claims; commits unless told to roll back. */
 export async function queueMessage(db: TestDatabase, key: string, m: MessageInput, opts: { rollback?: boolean } = {}): Promise<string> {
-  const c = await db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query('set local role svc_request');
-    await c.query(`select app_hidden.authenticate($1::bytea, null, 'open', null)`, [hashKey(key)]);
-    const { rows: [row] } = await c.query(`select app_hidden.queue_message($1, $2, $3, $4, null, $5) as id`,
-      [m.channel, m.recipient, m.subject ?? null, m.body, m.meta ?? {}]);
-    await c.query(opts.rollback ? 'rollback' : 'commit');
-    return row.id as string;
-  } catch (e) {
-    await c.query('rollback');
-    throw e;
-  } finally {
-    c.release();
-  }
+  return asKey({ db }, key, async (c) => (await c.query(`select app_hidden.queue_message($1, $2, $3, $4, null, $5) as id`,
+    [m.channel, m.recipient, m.subject ?? null, m.body, m.meta ?? {}])).rows[0].id as string, { commit: !opts.rollback });
 }
 
 /** Runs every job that is due, with these transports, and returns when the queue is drained. */

@@ -1,0 +1,89 @@
+// The import graph keeps the shape the README promises: the shared machinery knows no area
+// (it reads the Areas it is given), only the composition roots name src/areas.ts, and nothing
+// imports in a circle.
+import test from 'ava';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AREAS } from '../../src/areas.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function sources(dir: string): string[] {
+  return readdirSync(join(root, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(join(root, path)).isDirectory() ? sources(path) : /\.ts$/.test(name) ? [path] : [];
+  });
+}
+
+/** Every file's relative imports, as paths from the repository root. */
+const graph = new Map<string, string[]>();
+for (const file of [...sources('src'), ...sources('workers')]) {
+  const text = readFileSync(join(root, file), 'utf8');
+  const specs = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'(\.{1,2}\/[^']+)'/gm), ...text.matchAll(/import\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)]
+    .map((m) => normalize(join(dirname(file), m[1]!)));
+  graph.set(file, specs);
+}
+
+const areaFolders = AREAS.map((a) => `src/${a.name}/`);
+const SHARED = ['src/platform/', 'src/registry/', 'src/http/', 'src/mcp/', 'src/graphql/', 'src/db/', 'src/auth/',
+  'src/delivery/', 'src/admin/', 'workers/', 'src/config.ts', 'src/log.ts'];
+const ROOTS = ['src/server.ts', 'src/worker.ts', 'src/cli/', 'src/seed/', 'src/areas.ts'];
+
+const isFolder = (path: string) => statSync(join(root, path), { throwIfNoEntry: false })?.isDirectory() ?? false;
+
+test('every area has its folder in src/ and in test/', (t) => {
+  for (const area of AREAS) {
+    t.true(isFolder(`src/${area.name}`), `src/${area.name}/`);
+    t.true(isFolder(`test/${area.name}`), `test/${area.name}/`);
+    t.true(isFolder(`test/${area.name}`) && readdirSync(join(root, 'test', area.name)).some((f) => f.endsWith('.test.ts')),
+      `test/${area.name}/ holds a suite`);
+  }
+  t.is(new Set(AREAS.map((a) => a.name)).size, AREAS.length, 'area names are unique');
+});
+
+test('every suite is in an area\'s folder of test/ or in test/platform/', (t) => {
+  const folders = [...AREAS.map((a) => `test/${a.name}/`), 'test/platform/'];
+  const suites = (readdirSync(join(root, 'test'), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
+  t.true(suites.length > 0);
+  t.deepEqual(suites.filter((f) => !folders.some((d) => f.startsWith(d) && !f.slice(d.length).includes('/'))), []);
+});
+
+test('the shared machinery imports no area, and not the list of areas', (t) => {
+  const offending: string[] = [];
+  for (const [file, imports] of graph) {
+    if (!SHARED.some((s) => file.startsWith(s))) continue;
+    for (const target of imports) {
+      if (areaFolders.some((a) => target.startsWith(a)) || target === 'src/areas.ts') offending.push(`${file} → ${target}`);
+    }
+  }
+  t.deepEqual(offending, []);
+});
+
+test('only the composition roots import src/areas.ts', (t) => {
+  const importers = [...graph].filter(([, imports]) => imports.includes('src/areas.ts')).map(([file]) => file);
+  t.deepEqual(importers.filter((f) => !ROOTS.some((r) => f.startsWith(r))), []);
+});
+
+test('every source file is either shared machinery, a composition root or part of an area', (t) => {
+  const unplaced = [...graph.keys()].filter((f) => ![...SHARED, ...ROOTS, ...areaFolders].some((p) => f.startsWith(p)));
+  t.deepEqual(unplaced, []);
+});
+
+test('no import cycle', (t) => {
+  const state = new Map<string, 'open' | 'done'>();
+  const cycles: string[] = [];
+  const visit = (file: string, path: string[]) => {
+    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'open') {
+      cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative('.', f)).join(' → '));
+      return;
+    }
+    state.set(file, 'open');
+    for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) visit(file, []);
+  t.deepEqual(cycles, []);
+});
