@@ -63,7 +63,8 @@ export async function migrate(ownerUrl: string, loginPassword?: string, opts: { 
   if (loginPassword) await setLoginPassword(ownerUrl, loginPassword);
 }
 
-async function setLoginPassword(ownerUrl: string, password: string): Promise<void> {
+/** Gives svc_login its password (ours: generated for the embedded server, or SVC_LOGIN_PASSWORD). */
+export async function setLoginPassword(ownerUrl: string, password: string): Promise<void> {
   const client = new pg.Client(ownerUrl);
   await client.connect();
   try {

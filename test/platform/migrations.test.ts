@@ -3,7 +3,7 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import pg from 'pg';
-import { migrate } from '../../src/db/migrate.ts';
+import { migrate, setLoginPassword } from '../../src/db/migrate.ts';
 
 test('migrations apply to an empty database and again as a no-op', async (t) => {
   const base = process.env.SVC_TEST_OWNER_URL!;
@@ -46,4 +46,13 @@ test('migrations apply to an empty database and again as a no-op', async (t) => 
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
+});
+
+test('processes that start together each set svc_login\'s password without failing on one another', async (t) => {
+  // The role is the cluster's: with the embedded server every operator command, server and test
+  // database sets it at start, often at the same moment. Setting the password it already has
+  // changes nothing for the other tests (with trust authentication it is not even asked for).
+  const password = process.env.SVC_LOGIN_PASSWORD ?? 'svc-login-test-password';
+  const results = await Promise.allSettled(Array.from({ length: 12 }, () => setLoginPassword(process.env.SVC_TEST_OWNER_URL!, password)));
+  t.deepEqual(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)), []);
 });

@@ -2,8 +2,8 @@
 // dumped from, checked everywhere; where a pg_dump can dump the test server (one of the same or
 // a newer major version), its text is also compared with a dump of the migrated template.
 import test from 'ava';
-import { dumpSchema, findPgDump, migrationsHash, readSchemaFile } from '../scripts/schema-dump.ts';
-import { createTestDatabase } from './helpers/db.ts';
+import { dumpSchema, findPgDump, migrationsHash, readSchemaFile } from '../../scripts/schema-dump.ts';
+import { createTestDatabase } from '../helpers/db.ts';
 
 const stale = 'db/schema.sql is out of date: run `npm run db:dump` (db/README.md) and commit it';
 
