@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000013) and migrations/current/ (none) leave.
--- migrations sha256:c2ddc5a62b777407e133f96774b9017c6e8acdd1d1ea7dd994550502044ec486
+-- The schema that migrations/committed/ (000001–000013) and migrations/current/ (100-sequences-tables.sql, 110-sequences-send-windows.sql) leave.
+-- migrations sha256:d89918fe943ee7cf6730443f6387959776526267f65b578118ea08697f1f4a91
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1404,6 +1404,26 @@ ALTER FUNCTION app_hidden.current_location_ids() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.current_location_ids() IS 'Locations a location-bound credential reaches; NULL when it reaches the whole organization, empty when unset.';
 
 --
+-- Name: current_may_write_sequence(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_may_write_sequence(location_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select coalesce(app_hidden.current_role() in ('organization', 'owner', 'admin')
+      or (app_hidden.current_role() = 'manager' and 'sequences' = any(app_hidden.current_powers())
+          and location_id is not null and app_hidden.current_in_reach(location_id)), false)
+$$;
+
+ALTER FUNCTION app_hidden.current_may_write_sequence(location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_may_write_sequence(location_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_may_write_sequence(location_id uuid) IS 'Whether the credential may change a sequence of this location (NULL: organization-wide): organization-wide credentials any; a manager with the sequences power only those of its own locations.';
+
+--
 -- Name: current_org_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -1729,6 +1749,24 @@ end $$;
 ALTER FUNCTION app_hidden.is_date(value text) OWNER TO svc_owner;
 
 --
+-- Name: is_time_zone(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.is_time_zone(name text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+  select exists (select 1 from pg_catalog.pg_timezone_names z where z.name = is_time_zone.name)
+$$;
+
+ALTER FUNCTION app_hidden.is_time_zone(name text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION is_time_zone(name text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.is_time_zone(name text) IS 'Whether a name is an IANA time zone this server knows (not an abbreviation or offset).';
+
+--
 -- Name: is_timestamptz(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -1755,6 +1793,47 @@ CREATE FUNCTION app_hidden.like_anywhere(value text) RETURNS text
 $$;
 
 ALTER FUNCTION app_hidden.like_anywhere(value text) OWNER TO svc_owner;
+
+--
+-- Name: next_send_time(text, jsonb, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.next_send_time(timezone text, windows jsonb, at timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  local_day date := (at at time zone timezone)::date;
+  day date;
+  w record;
+  opens timestamptz;
+  closes timestamptz;
+begin
+  for offset_days in 0..7 loop
+    day := local_day + offset_days;
+    for w in
+      select (x->>'start')::time as starts, x->>'end' as ends
+        from jsonb_array_elements(windows) x
+       where x->>'day' = lower(to_char(day, 'dy'))
+       order by x->>'start'
+    loop
+      opens := (day + w.starts) at time zone timezone;
+      closes := case when w.ends = '24:00' then (day + 1)::timestamp at time zone timezone
+                     else (day + w.ends::time) at time zone timezone end;
+      if at < closes then
+        return greatest(at, opens);
+      end if;
+    end loop;
+  end loop;
+  return null;
+end $$;
+
+ALTER FUNCTION app_hidden.next_send_time(timezone text, windows jsonb, at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION next_send_time(timezone text, windows jsonb, at timestamp with time zone); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.next_send_time(timezone text, windows jsonb, at timestamp with time zone) IS 'The first instant at or after `at` inside one of the weekly windows, on the local calendar of timezone (DST included).';
 
 --
 -- Name: contact_notes; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -2092,6 +2171,87 @@ ALTER FUNCTION app_hidden.search_pieces(pattern text) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.search_pieces(pattern text) IS 'Up to three rare pieces of a search pattern as LIKE patterns (repeated to three), or the pattern itself three times.';
 
 --
+-- Name: send_windows_valid(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.send_windows_valid(windows jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  select jsonb_typeof(windows) = 'array' and jsonb_array_length(windows) between 1 and 100
+     and not exists (
+       select 1 from jsonb_array_elements(windows) w
+        where jsonb_typeof(w) <> 'object'
+           or not (w ?& array['day', 'start', 'end'])
+           or exists (select 1 from jsonb_object_keys(w) k where k not in ('day', 'start', 'end'))
+           or w->>'day' not in ('mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun')
+           or coalesce(w->>'start', '') !~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'
+           or coalesce(w->>'end', '') !~ '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$'
+           or (w->>'start') >= (w->>'end'))
+$_$;
+
+ALTER FUNCTION app_hidden.send_windows_valid(windows jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION send_windows_valid(windows jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.send_windows_valid(windows jsonb) IS 'Whether windows is 1 to 100 weekly windows {day: mon..sun, start: HH:MM, end: HH:MM or 24:00}, each starting before it ends.';
+
+--
+-- Name: send_schedules; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.send_schedules (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    timezone text NOT NULL,
+    is_default boolean DEFAULT false NOT NULL,
+    windows jsonb DEFAULT '[]'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT send_schedules_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT send_schedules_windows_check CHECK ((jsonb_typeof(windows) = 'array'::text)),
+    CONSTRAINT send_schedules_windows_valid CHECK (app_hidden.send_windows_valid(windows))
+);
+
+ALTER TABLE app_public.send_schedules OWNER TO svc_owner;
+
+--
+-- Name: TABLE send_schedules; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.send_schedules IS 'When sequence and broadcast messages may go out: weekly windows [{day: mon..sun, start: HH:MM, end: HH:MM|24:00}] in an IANA time zone. A sequence without send_schedule_id uses the organization''s default.';
+
+--
+-- Name: COLUMN send_schedules.windows; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.send_schedules.windows IS 'Weekly windows, local to timezone: [{day, start, end}], start before end, end 24:00 allowed.';
+
+--
+-- Name: sequence_send_schedule(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) RETURNS app_public.send_schedules
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select s.* from app_public.send_schedules s
+   where s.organization_id = sequence_send_schedule.organization_id
+     and (s.id = sequence_send_schedule.send_schedule_id or (sequence_send_schedule.send_schedule_id is null and s.is_default))
+   limit 1
+$$;
+
+ALTER FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequence_send_schedule(organization_id uuid, send_schedule_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) IS 'The send schedule of a sequence: the one it names, or the organization''s default; NULL when there is none.';
+
+--
 -- Name: add_job(text, jsonb, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -2352,6 +2512,34 @@ ALTER FUNCTION app_private.refresh_search_trigrams(sample_rows integer) OWNER TO
 --
 
 COMMENT ON FUNCTION app_private.refresh_search_trigrams(sample_rows integer) IS 'Recounts app_private.search_trigrams from a sample of contacts; answers how many pieces it counted.';
+
+--
+-- Name: schedule_enrollment_steps(uuid, uuid[]); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) RETURNS integer
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  with due as (
+    select row('sequence_step',
+               json_build_object('organization_id', e.organization_id, 'enrollment_id', e.id, 'step_key', e.current_step_key),
+               null, e.next_run_at, null, 'sequence_step:' || e.id, null, null)::graphile_worker.job_spec as spec
+      from app_public.enrollments e
+     where e.organization_id = schedule_enrollment_steps.organization_id and e.id = any(enrollment_ids)
+       and e.status = 'active' and e.current_step_key is not null and e.next_run_at is not null
+  )
+  select coalesce((select count(*)::int from graphile_worker.add_jobs((select array_agg(spec) from due), false)
+                    where exists (select 1 from due)), 0)
+$$;
+
+ALTER FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) IS 'Adds (or moves) the sequence_step job of each listed active enrollment to its next_run_at; job key sequence_step:<id>.';
 
 --
 -- Name: tg_contact_fields__define(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -3561,6 +3749,77 @@ COMMENT ON COLUMN app_public.email_suppressions.email IS 'The address, lower-cas
 COMMENT ON COLUMN app_public.email_suppressions.contact_id IS 'The contact that carried the address when it was suppressed.';
 
 --
+-- Name: enrollment_events; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.enrollment_events (
+    organization_id uuid NOT NULL,
+    id bigint NOT NULL,
+    enrollment_id uuid NOT NULL,
+    type text NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    step_key text,
+    message_id uuid,
+    reason text,
+    CONSTRAINT enrollment_events_type_check CHECK ((type = ANY (ARRAY['enrolled'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'opened'::text, 'clicked'::text, 'replied'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'paused'::text, 'resumed'::text, 'completed'::text, 'cancelled'::text])))
+);
+
+ALTER TABLE app_public.enrollment_events OWNER TO svc_owner;
+
+--
+-- Name: TABLE enrollment_events; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.enrollment_events IS 'What happened to an enrollment, in order of occurrence (id): {type, at, step_key?, message_id?, reason?}.';
+
+--
+-- Name: enrollment_events_id_seq; Type: SEQUENCE; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.enrollment_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_public.enrollment_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: enrollments; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.enrollments (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    sequence_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    status text DEFAULT 'active'::text NOT NULL,
+    current_step_index integer,
+    current_step_key text,
+    next_step_due_at timestamp with time zone,
+    next_run_at timestamp with time zone,
+    paused_at timestamp with time zone,
+    end_reason text,
+    source text DEFAULT 'manual'::text NOT NULL,
+    run_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT enrollments_check CHECK (((status = 'paused'::text) = (paused_at IS NOT NULL))),
+    CONSTRAINT enrollments_current_step_index_check CHECK ((current_step_index >= 0)),
+    CONSTRAINT enrollments_source_check CHECK (((length(source) >= 1) AND (length(source) <= 50))),
+    CONSTRAINT enrollments_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
+);
+
+ALTER TABLE app_public.enrollments OWNER TO svc_owner;
+
+--
+-- Name: TABLE enrollments; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.enrollments IS 'One contact''s way through one sequence. current_step_key is the step due next (NULL once ended); next_step_due_at when it is due, next_run_at when the engine runs it (moved into the send window). updated_at is the end time of an ended enrollment.';
+
+--
 -- Name: interactions; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -3735,6 +3994,76 @@ ALTER TABLE app_public.role_agent_access OWNER TO svc_owner;
 COMMENT ON TABLE app_public.role_agent_access IS 'Agent access switch for a whole role; absent means on. Owners are always on.';
 
 --
+-- Name: sequences; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.sequences (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    kind text DEFAULT 'automation'::text NOT NULL,
+    name text NOT NULL,
+    location_id uuid,
+    send_schedule_id uuid,
+    audience_id uuid,
+    trigger jsonb,
+    steps jsonb DEFAULT '[]'::jsonb NOT NULL,
+    edges jsonb DEFAULT '[]'::jsonb NOT NULL,
+    exit_conditions jsonb DEFAULT '[]'::jsonb NOT NULL,
+    status text DEFAULT 'inactive'::text NOT NULL,
+    paused_at timestamp with time zone,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT sequences_check CHECK (((kind = 'broadcast'::text) OR (audience_id IS NULL))),
+    CONSTRAINT sequences_check1 CHECK (((status = 'paused'::text) = (paused_at IS NOT NULL))),
+    CONSTRAINT sequences_edges_check CHECK ((jsonb_typeof(edges) = 'array'::text)),
+    CONSTRAINT sequences_exit_conditions_check CHECK ((jsonb_typeof(exit_conditions) = 'array'::text)),
+    CONSTRAINT sequences_kind_check CHECK ((kind = ANY (ARRAY['automation'::text, 'broadcast'::text]))),
+    CONSTRAINT sequences_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT sequences_status_check CHECK ((status = ANY (ARRAY['inactive'::text, 'active'::text, 'paused'::text]))),
+    CONSTRAINT sequences_steps_check CHECK ((jsonb_typeof(steps) = 'array'::text)),
+    CONSTRAINT sequences_trigger_check CHECK ((jsonb_typeof(trigger) = 'object'::text))
+);
+
+ALTER TABLE app_public.sequences OWNER TO svc_owner;
+
+--
+-- Name: TABLE sequences; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.sequences IS 'An automation (or a broadcast) as authored: trigger, ordered steps (each with a step_key), edges, exit conditions, send schedule; status inactive (draft), active or paused. location_id NULL: the whole organization.';
+
+--
+-- Name: COLUMN sequences.trigger; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.trigger IS 'How contacts enter (automation only): {type: manual|event|tag_added|…, …}.';
+
+--
+-- Name: COLUMN sequences.steps; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.steps IS '[{step_key, type: email|sms|wait, delay: {minutes|hours|days: n}, subject?, body?}].';
+
+--
+-- Name: COLUMN sequences.edges; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.edges IS '[{from, to, condition}]; empty: the steps run in list order.';
+
+--
+-- Name: COLUMN sequences.exit_conditions; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.exit_conditions IS '[{type: replied|appointment_booked|tag_added|stage_changed|condition, …}].';
+
+--
+-- Name: COLUMN sequences.paused_at; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.paused_at IS 'When the sequence was paused (status paused): resume moves every due time forward by the time held.';
+
+--
 -- Name: sms_opt_outs; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -3779,6 +4108,33 @@ ALTER TABLE app_public.staff_profiles OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.staff_profiles IS 'A team member who can be booked and who owns client relationships.';
+
+--
+-- Name: step_runs; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.step_runs (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    enrollment_id uuid NOT NULL,
+    step_key text NOT NULL,
+    step_type text NOT NULL,
+    status text NOT NULL,
+    message_id uuid,
+    reason text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT step_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'sent'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'waited'::text]))),
+    CONSTRAINT step_runs_step_type_check CHECK ((step_type = ANY (ARRAY['email'::text, 'sms'::text, 'wait'::text])))
+);
+
+ALTER TABLE app_public.step_runs OWNER TO svc_owner;
+
+--
+-- Name: TABLE step_runs; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.step_runs IS 'Each (enrollment, step) the engine reached, at most once: sending while its message is with the transport, then sent, failed or unknown (the process died in between: never sent again), skipped (with reason: suppressed, opted_out, no_consent, missing_address) or waited.';
 
 --
 -- Name: tags; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -3955,6 +4311,20 @@ ALTER TABLE ONLY app_public.email_suppressions
     ADD CONSTRAINT email_suppressions_pkey PRIMARY KEY (organization_id, email);
 
 --
+-- Name: enrollment_events enrollment_events_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.enrollment_events
+    ADD CONSTRAINT enrollment_events_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: enrollments enrollments_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.enrollments
+    ADD CONSTRAINT enrollments_pkey PRIMARY KEY (organization_id, id);
+
+--
 -- Name: interactions interactions_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -4018,6 +4388,20 @@ ALTER TABLE ONLY app_public.role_agent_access
     ADD CONSTRAINT role_agent_access_pkey PRIMARY KEY (organization_id, role);
 
 --
+-- Name: send_schedules send_schedules_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.send_schedules
+    ADD CONSTRAINT send_schedules_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: sequences sequences_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sequences
+    ADD CONSTRAINT sequences_pkey PRIMARY KEY (organization_id, id);
+
+--
 -- Name: sms_opt_outs sms_opt_outs_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -4037,6 +4421,20 @@ ALTER TABLE ONLY app_public.staff_profiles
 
 ALTER TABLE ONLY app_public.staff_profiles
     ADD CONSTRAINT staff_profiles_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: step_runs step_runs_organization_id_enrollment_id_step_key_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.step_runs
+    ADD CONSTRAINT step_runs_organization_id_enrollment_id_step_key_key UNIQUE (organization_id, enrollment_id, step_key);
+
+--
+-- Name: step_runs step_runs_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.step_runs
+    ADD CONSTRAINT step_runs_pkey PRIMARY KEY (organization_id, id);
 
 --
 -- Name: tags tags_organization_id_name_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -4155,10 +4553,46 @@ CREATE INDEX contacts_search ON app_public.contacts USING gin (app_hidden.contac
 CREATE INDEX email_suppressions_by_contact ON app_public.email_suppressions USING btree (organization_id, contact_id);
 
 --
+-- Name: enrollment_events_by_enrollment; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX enrollment_events_by_enrollment ON app_public.enrollment_events USING btree (organization_id, enrollment_id, id);
+
+--
+-- Name: enrollments_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX enrollments_by_contact ON app_public.enrollments USING btree (organization_id, contact_id, created_at DESC, id);
+
+--
+-- Name: enrollments_by_sequence; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX enrollments_by_sequence ON app_public.enrollments USING btree (organization_id, sequence_id, created_at DESC, id);
+
+--
+-- Name: enrollments_one_live; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX enrollments_one_live ON app_public.enrollments USING btree (organization_id, sequence_id, contact_id) WHERE (status = ANY (ARRAY['active'::text, 'paused'::text]));
+
+--
 -- Name: interactions_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
 CREATE INDEX interactions_by_contact ON app_public.interactions USING btree (organization_id, contact_id, started_at DESC, id DESC);
+
+--
+-- Name: send_schedules_one_default; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX send_schedules_one_default ON app_public.send_schedules USING btree (organization_id) WHERE is_default;
+
+--
+-- Name: sequences_org_created; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX sequences_org_created ON app_public.sequences USING btree (organization_id, created_at DESC, id);
 
 --
 -- Name: sms_opt_outs_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
@@ -4400,6 +4834,34 @@ ALTER TABLE ONLY app_public.email_suppressions
     ADD CONSTRAINT email_suppressions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
+-- Name: enrollment_events enrollment_events_organization_id_enrollment_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.enrollment_events
+    ADD CONSTRAINT enrollment_events_organization_id_enrollment_id_fkey FOREIGN KEY (organization_id, enrollment_id) REFERENCES app_public.enrollments(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: enrollments enrollments_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.enrollments
+    ADD CONSTRAINT enrollments_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: enrollments enrollments_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.enrollments
+    ADD CONSTRAINT enrollments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: enrollments enrollments_organization_id_sequence_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.enrollments
+    ADD CONSTRAINT enrollments_organization_id_sequence_id_fkey FOREIGN KEY (organization_id, sequence_id) REFERENCES app_public.sequences(organization_id, id) ON DELETE CASCADE;
+
+--
 -- Name: interactions interactions_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -4463,6 +4925,48 @@ ALTER TABLE ONLY app_public.role_agent_access
     ADD CONSTRAINT role_agent_access_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
+-- Name: send_schedules send_schedules_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.send_schedules
+    ADD CONSTRAINT send_schedules_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: sequences sequences_organization_id_audience_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sequences
+    ADD CONSTRAINT sequences_organization_id_audience_id_fkey FOREIGN KEY (organization_id, audience_id) REFERENCES app_public.audiences(organization_id, id);
+
+--
+-- Name: sequences sequences_organization_id_created_by_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sequences
+    ADD CONSTRAINT sequences_organization_id_created_by_fkey FOREIGN KEY (organization_id, created_by) REFERENCES app_public.people(organization_id, id);
+
+--
+-- Name: sequences sequences_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sequences
+    ADD CONSTRAINT sequences_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: sequences sequences_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sequences
+    ADD CONSTRAINT sequences_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id);
+
+--
+-- Name: sequences sequences_organization_id_send_schedule_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.sequences
+    ADD CONSTRAINT sequences_organization_id_send_schedule_id_fkey FOREIGN KEY (organization_id, send_schedule_id) REFERENCES app_public.send_schedules(organization_id, id);
+
+--
 -- Name: sms_opt_outs sms_opt_outs_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -4489,6 +4993,13 @@ ALTER TABLE ONLY app_public.sms_opt_outs
 
 ALTER TABLE ONLY app_public.staff_profiles
     ADD CONSTRAINT staff_profiles_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: step_runs step_runs_organization_id_enrollment_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.step_runs
+    ADD CONSTRAINT step_runs_organization_id_enrollment_id_fkey FOREIGN KEY (organization_id, enrollment_id) REFERENCES app_public.enrollments(organization_id, id) ON DELETE CASCADE;
 
 --
 -- Name: tags tags_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -4626,6 +5137,18 @@ CREATE POLICY delete_with_contact ON app_public.contact_tags FOR DELETE USING ((
 ALTER TABLE app_public.email_suppressions ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: enrollment_events; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.enrollment_events ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: enrollments; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.enrollments ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: contact_locations insert_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -4688,6 +5211,20 @@ CREATE POLICY insert_with_contact ON app_public.email_suppressions FOR INSERT WI
 CREATE POLICY insert_with_contact ON app_public.sms_opt_outs FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power) AND (NOT (created_by IS DISTINCT FROM ( SELECT app_hidden.current_user_id() AS current_user_id))) AND (EXISTS ( SELECT 1
    FROM app_public.contacts c
   WHERE ((c.organization_id = sms_opt_outs.organization_id) AND (c.id = sms_opt_outs.contact_id) AND (c.phone = sms_opt_outs.phone))))));
+
+--
+-- Name: enrollments insert_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_with_sequence ON app_public.enrollments FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.sequences s
+  WHERE ((s.organization_id = enrollments.organization_id) AND (s.id = enrollments.sequence_id) AND app_hidden.current_may_write_sequence(s.location_id))))));
+
+--
+-- Name: sequences insert_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_writable ON app_public.sequences FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id)));
 
 --
 -- Name: interactions; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
@@ -4760,6 +5297,12 @@ CREATE POLICY select_in_reach ON app_public.interactions FOR SELECT USING (((org
 CREATE POLICY select_in_reach ON app_public.locations FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
 
 --
+-- Name: sequences select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.sequences FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ((location_id IS NULL) OR ( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
+
+--
 -- Name: organizations select_own; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -4808,6 +5351,12 @@ CREATE POLICY select_own_org ON app_public.pipeline_stages FOR SELECT USING ((or
 CREATE POLICY select_own_org ON app_public.role_agent_access FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
 
 --
+-- Name: send_schedules select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.send_schedules FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
 -- Name: staff_profiles select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -4844,12 +5393,50 @@ CREATE POLICY select_with_contact ON app_public.contact_tags FOR SELECT USING ((
   WHERE ((c.organization_id = contact_tags.organization_id) AND (c.id = contact_tags.contact_id))))));
 
 --
+-- Name: enrollment_events select_with_enrollment; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_enrollment ON app_public.enrollment_events FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.enrollments e
+  WHERE ((e.organization_id = enrollment_events.organization_id) AND (e.id = enrollment_events.enrollment_id))))));
+
+--
+-- Name: step_runs select_with_enrollment; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_enrollment ON app_public.step_runs FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.enrollments e
+  WHERE ((e.organization_id = step_runs.organization_id) AND (e.id = step_runs.enrollment_id))))));
+
+--
 -- Name: sms_opt_outs select_with_number; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
 CREATE POLICY select_with_number ON app_public.sms_opt_outs FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
    FROM app_public.contacts c
   WHERE ((c.organization_id = sms_opt_outs.organization_id) AND (c.phone = sms_opt_outs.phone))))));
+
+--
+-- Name: enrollments select_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_sequence ON app_public.enrollments FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.sequences s
+  WHERE ((s.organization_id = enrollments.organization_id) AND (s.id = enrollments.sequence_id)))) AND (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = enrollments.organization_id) AND (c.id = enrollments.contact_id))))));
+
+--
+-- Name: send_schedules; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.send_schedules ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: sequences; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.sequences ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: sms_opt_outs; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
@@ -4862,6 +5449,12 @@ ALTER TABLE app_public.sms_opt_outs ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_public.staff_profiles ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: step_runs; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.step_runs ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: tags; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
@@ -4888,6 +5481,20 @@ CREATE POLICY update_own_org ON app_public.audiences FOR UPDATE USING (((organiz
 --
 
 CREATE POLICY update_with_number ON app_public.sms_opt_outs FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT app_hidden.current_has_power('contacts'::text) AS current_has_power))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: enrollments update_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_with_sequence ON app_public.enrollments FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.sequences s
+  WHERE ((s.organization_id = enrollments.organization_id) AND (s.id = enrollments.sequence_id) AND app_hidden.current_may_write_sequence(s.location_id)))))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: sequences update_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_writable ON app_public.sequences FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id))) WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id)));
 
 --
 -- Name: SCHEMA app_hidden; Type: ACL; Schema: -; Owner: svc_owner
@@ -5244,6 +5851,14 @@ GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_worker;
 GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_analyst;
 
 --
+-- Name: FUNCTION current_may_write_sequence(location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_may_write_sequence(location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_may_write_sequence(location_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_may_write_sequence(location_id uuid) TO svc_worker;
+
+--
 -- Name: FUNCTION current_org_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -5365,6 +5980,14 @@ GRANT ALL ON FUNCTION app_hidden.is_date(value text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.is_date(value text) TO svc_worker;
 
 --
+-- Name: FUNCTION is_time_zone(name text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.is_time_zone(name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.is_time_zone(name text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.is_time_zone(name text) TO svc_worker;
+
+--
 -- Name: FUNCTION is_timestamptz(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -5379,6 +6002,14 @@ GRANT ALL ON FUNCTION app_hidden.is_timestamptz(value text) TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.like_anywhere(value text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.like_anywhere(value text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.like_anywhere(value text) TO svc_worker;
+
+--
+-- Name: FUNCTION next_send_time(timezone text, windows jsonb, at timestamp with time zone); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.next_send_time(timezone text, windows jsonb, at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.next_send_time(timezone text, windows jsonb, at timestamp with time zone) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.next_send_time(timezone text, windows jsonb, at timestamp with time zone) TO svc_worker;
 
 --
 -- Name: TABLE contact_notes; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -5504,6 +6135,30 @@ REVOKE ALL ON FUNCTION app_hidden.search_pieces(pattern text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.search_pieces(pattern text) TO svc_request;
 
 --
+-- Name: FUNCTION send_windows_valid(windows jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.send_windows_valid(windows jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.send_windows_valid(windows jsonb) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.send_windows_valid(windows jsonb) TO svc_worker;
+
+--
+-- Name: TABLE send_schedules; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.send_schedules TO svc_request;
+GRANT SELECT ON TABLE app_public.send_schedules TO svc_worker;
+GRANT SELECT ON TABLE app_public.send_schedules TO svc_analyst;
+
+--
+-- Name: FUNCTION sequence_send_schedule(organization_id uuid, send_schedule_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) TO svc_worker;
+
+--
 -- Name: FUNCTION add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -5546,6 +6201,12 @@ REVOKE ALL ON FUNCTION app_private.person_may_hold_key(p app_public.people, k ap
 --
 
 REVOKE ALL ON FUNCTION app_private.refresh_search_trigrams(sample_rows integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_contact_fields__define(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -5819,6 +6480,94 @@ GRANT INSERT(contact_id) ON TABLE app_public.email_suppressions TO svc_request;
 GRANT INSERT(created_by) ON TABLE app_public.email_suppressions TO svc_request;
 
 --
+-- Name: TABLE enrollment_events; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.enrollment_events TO svc_request;
+GRANT SELECT ON TABLE app_public.enrollment_events TO svc_worker;
+GRANT SELECT ON TABLE app_public.enrollment_events TO svc_analyst;
+
+--
+-- Name: TABLE enrollments; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.enrollments TO svc_request;
+GRANT SELECT ON TABLE app_public.enrollments TO svc_worker;
+GRANT SELECT ON TABLE app_public.enrollments TO svc_analyst;
+
+--
+-- Name: COLUMN enrollments.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.sequence_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(sequence_id) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.status; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(status),UPDATE(status) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.current_step_index; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(current_step_index),UPDATE(current_step_index) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.current_step_key; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(current_step_key),UPDATE(current_step_key) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.next_step_due_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(next_step_due_at),UPDATE(next_step_due_at) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.next_run_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.paused_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(paused_at) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.end_reason; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(end_reason) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.source; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(source) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.enrollments TO svc_request;
+
+--
 -- Name: TABLE interactions; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -5867,6 +6616,98 @@ GRANT SELECT ON TABLE app_public.role_agent_access TO svc_worker;
 GRANT SELECT ON TABLE app_public.role_agent_access TO svc_analyst;
 
 --
+-- Name: TABLE sequences; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.sequences TO svc_request;
+GRANT SELECT ON TABLE app_public.sequences TO svc_worker;
+GRANT SELECT ON TABLE app_public.sequences TO svc_analyst;
+
+--
+-- Name: COLUMN sequences.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.kind; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(kind) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.name; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(name),UPDATE(name) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.location_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(location_id),UPDATE(location_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.send_schedule_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(send_schedule_id),UPDATE(send_schedule_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.audience_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(audience_id),UPDATE(audience_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.trigger; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(trigger),UPDATE(trigger) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.steps; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(steps),UPDATE(steps) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.edges; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(edges),UPDATE(edges) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.exit_conditions; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(exit_conditions),UPDATE(exit_conditions) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.status; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(status) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.paused_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(paused_at) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.created_by; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(created_by) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.sequences TO svc_request;
+
+--
 -- Name: TABLE sms_opt_outs; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -5911,6 +6752,14 @@ GRANT UPDATE(ended_at) ON TABLE app_public.sms_opt_outs TO svc_request;
 GRANT SELECT ON TABLE app_public.staff_profiles TO svc_request;
 GRANT SELECT ON TABLE app_public.staff_profiles TO svc_worker;
 GRANT SELECT ON TABLE app_public.staff_profiles TO svc_analyst;
+
+--
+-- Name: TABLE step_runs; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.step_runs TO svc_request;
+GRANT SELECT ON TABLE app_public.step_runs TO svc_worker;
+GRANT SELECT ON TABLE app_public.step_runs TO svc_analyst;
 
 --
 -- Name: TABLE tags; Type: ACL; Schema: app_public; Owner: svc_owner

@@ -5,5 +5,6 @@ import type { Area } from './registry/area.ts';
 import { audiences } from './audiences/index.ts';
 import { contacts } from './contacts/index.ts';
 import { me } from './me/index.ts';
+import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences];
