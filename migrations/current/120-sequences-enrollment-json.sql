@@ -23,4 +23,36 @@ comment on function app_hidden.enrollment_json(app_public.enrollments) is
   'An enrollment as the API shows it: created_at is when the contact was enrolled, updated_at (once ended) when it ended.';
 grant execute on function app_hidden.enrollment_json(app_public.enrollments) to svc_request, svc_worker;
 
+-- Ends live enrollments (active or paused): cancelled (sequences_cancel_enrollment, a suppression,
+-- deactivation of the sequence), completed (an exit condition, the last step) or failed (a hard
+-- bounce). The step they stood on stays in current_step_index/current_step_key, to show where
+-- they stopped; nothing is due any more. Each gets its event. A pending sequence_step job finds
+-- the enrollment ended and does nothing. Enrollments already ended are left as they are (a
+-- second cancel answers the same row), and are not returned.
+create or replace function app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text)
+returns setof app_public.enrollments
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+begin
+  if status not in ('cancelled', 'completed', 'failed') then
+    raise exception 'end_enrollments: % is not an end status', status;
+  end if;
+  return query
+  with ended as (
+    update app_public.enrollments e
+       set status = end_enrollments.status, end_reason = end_enrollments.reason, next_step_due_at = null,
+           next_run_at = null, paused_at = null, updated_at = now()
+     where e.organization_id = end_enrollments.organization_id and e.id = any(enrollment_ids)
+       and e.status in ('active', 'paused')
+    returning e.*
+  ), logged as (
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+    select ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason from ended
+  )
+  select * from ended;
+end $$;
+comment on function app_private.end_enrollments(uuid, uuid[], text, text) is
+  'Ends the live enrollments listed (cancelled, completed or failed, with a reason) and logs the event; returns those it ended.';
+revoke execute on function app_private.end_enrollments(uuid, uuid[], text, text) from public;
+
 reset role;
