@@ -217,9 +217,9 @@ grant execute on function app_hidden.condition_valid(jsonb) to svc_request, svc_
 
 -- What is wrong with a condition, in a sentence (NULL: nothing). With an organization, a
 -- field_values.<key> must also name one of its enabled custom fields.
+-- Invoker: the custom fields and stages are read with the caller's rights.
 create or replace function app_hidden.condition_problem(organization_id uuid, condition jsonb) returns text
-language plpgsql stable security definer
-set search_path to pg_catalog, public, pg_temp as $$
+language plpgsql stable as $$
 declare
   fld text;
   op text;
@@ -227,6 +227,7 @@ declare
   kind text;
   vals jsonb;
   s text;
+  why text;
 begin
   if condition is null or jsonb_typeof(condition) <> 'object' then
     return 'a condition is an object {field, op, value}';
@@ -256,7 +257,9 @@ begin
   begin
     perform app_hidden.audience_definition_check(jsonb_build_object('rules', jsonb_build_array(condition)), 'condition');
   exception when others then
-    return coalesce(nullif(regexp_replace(sqlerrm, '^condition\.rules\.0', 'condition'), ''), 'invalid condition');
+    -- app_hidden.raise_error carries the sentence in the detail
+    get stacked diagnostics why = pg_exception_detail;
+    return coalesce(nullif(regexp_replace(why, '^condition\.rules\.0', 'condition'), ''), 'invalid condition');
   end;
   select f.kind into kind from app_hidden.condition_contact_fields() f where f.field = fld;
   if kind is null then
