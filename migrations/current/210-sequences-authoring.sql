@@ -109,7 +109,8 @@ grant execute on function app_hidden.sequence_bad(text, text) to svc_request, sv
 
 -- An object against a field spec of a trigger or exit type (see the top of this file); the
 -- first problem, NULL for none.
-create or replace function app_hidden.sequence_fields_problem(organization_id uuid, value jsonb, fields jsonb) returns text
+drop function if exists app_hidden.sequence_fields_problem(uuid, jsonb, jsonb);
+create or replace function app_hidden.sequence_fields_problem(organization_id uuid, obj jsonb, fields jsonb) returns text
 language plpgsql stable as $$
 declare
   k text;
@@ -117,21 +118,21 @@ declare
   v jsonb;
   cond text;
 begin
-  for k in select jsonb_object_keys(value) loop
+  for k in select jsonb_object_keys(obj) loop
     if k <> 'type' and not fields ? k then
       return format('%s: not a field of this type (it takes %s)', left(k, 50),
         coalesce((select string_agg(f, ', ') from jsonb_object_keys(fields) f), 'no other field'));
     end if;
   end loop;
   for k, spec in select * from jsonb_each(fields) loop
-    v := value->k;
+    v := obj->k;
     if v is null or v = 'null' then
       if (spec->>'required')::boolean then
         return format('%s: required', k);
       end if;
       continue;
     end if;
-    if spec ? 'only_when' and exists (select 1 from jsonb_each(spec->'only_when') w where value->w.key is distinct from w.value) then
+    if spec ? 'only_when' and exists (select 1 from jsonb_each(spec->'only_when') w where obj->w.key is distinct from w.value) then
       return format('%s: only with %s', k, (select string_agg(format('%s %s', w.key, w.value #>> '{}'), ', ')
                                               from jsonb_each(spec->'only_when') w));
     end if;
@@ -393,7 +394,7 @@ grant execute on function app_hidden.sequence_json(app_public.sequences) to svc_
 -- The sequence, within the credential's reach (404 otherwise); for a write, locked, and 403 when
 -- the credential sees it but may not change it (a manager and an organization-wide sequence).
 create or replace function app_hidden.sequence_for(sequence_id uuid, for_write boolean) returns app_public.sequences
-language plpgsql stable as $$
+language plpgsql volatile as $$
 declare
   s app_public.sequences;
 begin
