@@ -393,23 +393,24 @@ grant execute on function app_hidden.sequence_json(app_public.sequences) to svc_
 
 -- The sequence, within the credential's reach (404 otherwise); for a write, locked, and 403 when
 -- the credential sees it but may not change it (a manager and an organization-wide sequence).
+-- (A locking read under row security sees only the rows the update policy lets the credential
+-- change, so the sequence is read first, then checked, then locked.)
 create or replace function app_hidden.sequence_for(sequence_id uuid, for_write boolean) returns app_public.sequences
 language plpgsql volatile as $$
 declare
   s app_public.sequences;
 begin
-  if for_write then
-    select * into s from app_public.sequences x
-     where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id for no key update;
-  else
-    select * into s from app_public.sequences x where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id;
-  end if;
+  select * into s from app_public.sequences x where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id;
   if not found then
     perform app_hidden.raise_error(404, 'not_found', 'Sequence not found');
   end if;
-  if for_write and not app_hidden.current_may_write_sequence(s.location_id) then
-    perform app_hidden.raise_error(403, 'insufficient_role',
-      'This credential may change only the sequences of its own locations, not an organization-wide one');
+  if for_write then
+    if not app_hidden.current_may_write_sequence(s.location_id) then
+      perform app_hidden.raise_error(403, 'insufficient_role',
+        'This credential may change only the sequences of its own locations, not an organization-wide one');
+    end if;
+    select * into s from app_public.sequences x
+     where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id for no key update;
   end if;
   return s;
 end $$;
