@@ -34,13 +34,15 @@ export const automation = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-const STEP_KEYS = ['hello', 'wait', 'nudge', 'x', 'bad key', ''];
+const STEP_KEYS = ['hello', 'wait', 'nudge', 'hello', 'wait', 'nudge', 'x', 'bad key', ''];
+// near-valid most of the time (the steps of automation(), whose keys the edges name), broken otherwise
 const step = (r: Rand) => pick(r, [
-  () => ({ step_key: pick(r, STEP_KEYS), type: 'email', delay: { minutes: pick(r, [0, 5, -1, 1e9]) }, subject: 'Hi {{contact.name}}', body: 'B {{nope}}' }),
-  () => ({ step_key: pick(r, STEP_KEYS), type: 'sms', delay: { days: pick(r, [0, 2, 366]) }, body: pick(r, ['Hi', '', 'x'.repeat(1700)]) }),
-  () => ({ step_key: pick(r, STEP_KEYS), type: 'wait', delay: pick(r, [{ hours: 3 }, { weeks: 1 }, { hours: 1, days: 1 }, {}]) }),
+  () => ({ step_key: pick(r, STEP_KEYS), type: 'email', delay: { minutes: pick(r, [0, 5, 5, -1, 1e9]) }, subject: 'Hi {{contact.name}}', body: pick(r, ['B', 'B {{nope}}']) }),
+  () => ({ step_key: pick(r, STEP_KEYS), type: 'sms', delay: { days: pick(r, [0, 2, 2, 366]) }, body: pick(r, ['Hi', 'Hi', '', 'x'.repeat(1700)]) }),
+  () => ({ step_key: pick(r, STEP_KEYS), type: 'wait', delay: pick(r, [{ hours: 3 }, { hours: 3 }, { weeks: 1 }, { hours: 1, days: 1 }, {}]) }),
   () => ({ step_key: pick(r, STEP_KEYS), type: pick(r, ['email', 'fax']) }),
 ])();
+const steps = (r: Rand) => (r() < 0.5 ? automation().steps : Array.from({ length: Math.floor(r() * 4) }, () => step(r)));
 const condition = (r: Rand, pools: Pools) => pick(r, [
   () => ({ field: pick(r, ['event.replied', 'event.opened', 'event.bounced']), op: pick(r, ['exists', 'not_exists', 'eq']) }),
   () => ({ field: pick(r, ['email', 'total_calls', 'field_values.plan', 'field_values.nope', 'created_at']),
@@ -49,15 +51,26 @@ const condition = (r: Rand, pools: Pools) => pick(r, [
 ])();
 
 export const authoringMalformedInput: MalformedInput = {
+  onceOnly: ['sequences_resume'],
   fixture: (base) => ({ ...base, send_schedules: [{ ref: 'always', name: 'Any time', timezone: 'UTC', windows: ALWAYS }] }) as Fixture,
   async setup(app, tenant) {
-    const res = await app.request('POST', '/api/v1/sequences', { key: tenant.keys.org, body: { ...automation(), idempotency_key: 'setup' } });
+    const key = tenant.keys.org;
+    const res = await app.request('POST', '/api/v1/sequences', { key, body: { ...automation(), idempotency_key: 'setup' } });
     if (res.status !== 201) throw new Error(`sequence setup: ${res.status} ${JSON.stringify(res.body)}`);
+    // paused ones, so that some resumes succeed, and drafts that activate
+    for (let i = 0; i < 2; i++) {
+      await app.request('POST', '/api/v1/sequences', { key, body: { ...automation({ name: `Draft ${i}` }), idempotency_key: `draft-${i}` } });
+    }
+    for (let i = 0; i < 3; i++) {
+      const s = await app.request('POST', '/api/v1/sequences', { key, body: { ...automation({ name: `Paused ${i}` }), idempotency_key: `paused-${i}` } });
+      await app.request('POST', `/api/v1/sequences/${s.body.id}/activate`, { key });
+      await app.request('POST', `/api/v1/sequences/${s.body.id}/pause`, { key });
+    }
   },
   values: {
-    steps: (r) => Array.from({ length: Math.floor(r() * 4) }, () => step(r)),
+    steps,
     edges: (r, pools) => Array.from({ length: Math.floor(r() * 3) }, () => ({
-      from: pick(r, STEP_KEYS), to: pick(r, STEP_KEYS), condition: r() < 0.5 ? null : condition(r, pools) })),
+      from: pick(r, STEP_KEYS), to: pick(r, STEP_KEYS), condition: r() < 0.6 ? null : condition(r, pools) })),
     trigger: (r) => pick(r, [{ type: 'manual' }, { type: 'event', event: 'assessment_abandoned', assessmentAudience: 'started' },
       { type: 'event', event: 'signup', assessmentAudience: 'started' }, { type: 'tag_added', tag: 'vip' }, { type: 'form_submitted', form_id: 'x' },
       { type: 'tag_added' }, null]),
@@ -67,3 +80,15 @@ export const authoringMalformedInput: MalformedInput = {
     audience: (r, pools) => pick(r, [{ id: pick(r, pools.ids('audience_id').own) }, null, pick(r, pools.ids('contact_id').own)]),
   },
 };
+
+/** The sequences parts' malformed inputs as one (test/sequences/helpers.ts exports it as malformedInput). */
+export function composeMalformedInput(...parts: MalformedInput[]): MalformedInput {
+  return {
+    fixture: (base) => parts.reduce((f, p) => p.fixture?.(f) ?? f, base),
+    async setup(app, tenant) {
+      for (const p of parts) await p.setup?.(app, tenant);
+    },
+    values: Object.assign({}, ...parts.map((p) => p.values ?? {})),
+    onceOnly: parts.flatMap((p) => p.onceOnly ?? []),
+  };
+}
