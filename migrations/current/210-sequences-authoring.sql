@@ -34,6 +34,10 @@ create table if not exists app_private.sequence_exit_types (
 comment on table app_private.sequence_exit_types is
   'The exit-condition types sequences accept, with the fields each takes; an area adds its own row when it goes live.';
 
+-- Read only through the definer functions below (no policy: no request role reads them directly).
+alter table app_private.sequence_trigger_types enable row level security;
+alter table app_private.sequence_exit_types enable row level security;
+
 insert into app_private.sequence_trigger_types (type, area, description, fields, position) values
   ('manual', 'sequences', 'Contacts enter only through sequences_enroll.', '{}', 1),
   ('event', 'sequences', 'Contacts enter when contacts_upsert fires the named event for them (events[].name).',
