@@ -748,10 +748,11 @@ begin
   end if;
   if patch ? 'steps' then
     new_steps := app_hidden.sequence_check_steps(patch->'steps', 'body.steps');
-    -- a live enrollment stands on its current step: that step must stay
+    -- a live enrollment stands on its current step: that step must stay (unless the same change
+    -- deactivates the sequence, which cancels them)
     select min(e.current_step_key) into standing from app_public.enrollments e
      where e.organization_id = org and e.sequence_id = s.id and e.status in ('active', 'paused')
-       and e.current_step_key is not null
+       and e.current_step_key is not null and patch->'is_active' is distinct from 'false'
        and not e.current_step_key = any(array(select x->>'step_key' from jsonb_array_elements(new_steps) x));
     if standing is not null then
       perform app_hidden.sequence_bad('body.steps', format('step %s has enrollments standing on it: keep a step with that '

@@ -305,6 +305,10 @@ test.serial('update replaces lists whole; a step that enrollments stand on canno
     () => patch(s.id, { steps: [{ step_key: 'nudge', type: 'sms', body: '{{oops}}' }] }));
   t.deepEqual(blocked.body.blockers.map((b: { code: string }) => b.code), ['unknown_variable']);
   await refusedWithoutWrites(t, app, acme.organization_id, 400, 'bad_request', () => patch(s.id, {}));
+  // deactivating in the same change cancels them, so the step may go
+  const off = await patch(s.id, { is_active: false, steps: [steps[0]] });
+  t.is(off.status, 200, JSON.stringify(off.body));
+  t.deepEqual((await enrollments(s.id)).map((e) => e.status).sort(), ['cancelled', 'completed']);
   await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found', () => patch(s.id, { send_schedule_id: '00000000-0000-4000-8000-000000000001' }));
 });
 
