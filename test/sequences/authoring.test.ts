@@ -346,3 +346,20 @@ test.serial('create is idempotent: the same key and body answer the first sequen
   t.is(reused.status, 409);
   t.is(reused.body.error, 'idempotency_key_reused');
 });
+
+test.serial('a broadcast\'s audience changes by update; a live sequence cannot lose its trigger or audience', async (t) => {
+  const a1 = (await app.request('POST', '/api/v1/audiences', { key: acme.keys.org, body: { name: 'A1' } })).body.id;
+  const a2 = (await app.request('POST', '/api/v1/audiences', { key: acme.keys.org, body: { name: 'A2' } })).body.id;
+  const b = await created({ name: 'Cast', kind: 'broadcast', audience: a1, steps: [{ step_key: 'a', type: 'sms', body: 'x' }] });
+  const moved = await patch(b.id, { audience: { id: a2 } });
+  t.deepEqual(moved.body.audience, { id: a2 });
+  await post(b.id, 'activate');
+  const lost = await refusedWithoutWrites(t, app, acme.organization_id, 400, 'sequence_activation_blocked', () => patch(b.id, { audience: null }));
+  t.deepEqual(lost.body.blockers.map((x: { code: string }) => x.code), ['audience_missing']);
+  await refusedWithoutWrites(t, app, acme.organization_id, 404, 'not_found', () => patch(b.id, { audience: '00000000-0000-4000-8000-000000000002' }));
+  const s = await active();
+  const noTrigger = await refusedWithoutWrites(t, app, acme.organization_id, 400, 'sequence_activation_blocked', () => patch(s.id, { trigger: null }));
+  t.deepEqual(noTrigger.body.blockers.map((x: { code: string }) => x.code), ['trigger_missing']);
+  const other = await patch(s.id, { trigger: { type: 'tag_added', tag: 'vip' } });
+  t.deepEqual(other.body.trigger, { type: 'tag_added', tag: 'vip' });
+});
