@@ -2,6 +2,7 @@
 // part of the area (the engine, the enrollment reads) does not depend on another part's
 // operations to build its sequences. Each part's own helpers live in test/sequences/<part>-helpers.ts.
 import type { TestDatabase } from '../helpers/db.ts';
+import { authoringMalformedInput, composeMalformedInput } from './authoring-helpers.ts';
 
 const ALWAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' }));
 
@@ -44,3 +45,6 @@ export async function insertSequence(db: TestDatabase, organizationId: string, s
       JSON.stringify(s.edges ?? []), JSON.stringify(s.exit_conditions ?? []), status]);
   return rows[0].id;
 }
+
+// The area's part of the malformed-input suite: each part's pool, composed (add a part to the list).
+export const malformedInput = composeMalformedInput(authoringMalformedInput);
