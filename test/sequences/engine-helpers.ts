@@ -6,6 +6,8 @@ import { acmeFixture } from '../helpers/fixtures.ts';
 import { runJobs, sinkOnly } from '../helpers/messages.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import type { Transports } from '../../src/delivery/index.ts';
+import { pick, type MalformedInput } from '../helpers/fuzz.ts';
+import { insertSendSchedule, insertSequence } from './helpers.ts';
 
 /** Acme with two more contacts: dee (no SMS consent) and eve (suppressed email, opted-out number). */
 export function engineFixture(name = 'Acme Dental') {
@@ -73,3 +75,30 @@ export async function jobOf(db: TestDatabase, enrollmentId: string) {
 export async function enroll(app: TestApp, key: string, sequenceId: string, body: Record<string, unknown>) {
   return app.request('POST', `/api/v1/sequences/${sequenceId}/enrollments`, { key, body });
 }
+
+/**
+ * The engine's part of the malformed-input suite (merged into the area's by
+ * test/sequences/helpers.ts): in each tenant a send schedule and sequences in every state the
+ * engine's operations tell apart (active with email, SMS and wait steps; one of the north
+ * location; inactive; paused), and values of the fields that name their steps and recipients.
+ */
+export const engineMalformedInput: MalformedInput = {
+  async setup(app, tenant) {
+    const org = tenant.organization_id;
+    await insertSendSchedule(app.db, org);
+    const steps = [{ step_key: 'hello', type: 'email', subject: 'Hi {{contact.first_name|there}}', body: 'Hello' },
+                   { step_key: 'text', type: 'sms', body: 'Hey', delay: { hours: 1 } }, { step_key: 'hold', type: 'wait', delay: { days: 1 } }];
+    await insertSequence(app.db, org, { name: 'Active', steps });
+    await insertSequence(app.db, org, { name: 'North', steps, location_id: tenant.ids.north });
+    await insertSequence(app.db, org, { name: 'Draft', steps, status: 'inactive' });
+    await insertSequence(app.db, org, { name: 'Held', steps, status: 'paused' });
+  },
+  values: {
+    step_key: (r) => pick(r, ['hello', 'hello', 'text', 'text', 'hold', 'nope']),
+    start_step_key: (r) => pick(r, ['hello', 'text', 'hold', 'nope']),
+    email: (r) => pick(r, ['ann@example.com', 'BOB@example.com', 'cy@example.com', 'nobody@example.com']),
+    // sequences_test_step takes exactly one recipient: often none of these, so that one is left
+    to_email: (r) => (r() < 0.6 ? undefined : pick(r, ['ann@example.com', 'author@acme.example'])),
+    to_phone: (r) => (r() < 0.6 ? undefined : pick(r, ['+15551230001', '+1 555 999 0000'])),
+  },
+};
