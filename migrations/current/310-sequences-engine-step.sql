@@ -4,8 +4,9 @@
 -- transaction (step run `sending` + the message row, app_private.sequence_step_claim), handed
 -- to the transport after that commit, and its outcome recorded in a second
 -- (app_private.sequence_step_record). A job that finds its step run still `sending` knows the
--- process died between hand-off and record: it marks the run `unknown` (with an `unknown`
--- event) and moves on; the message is never handed over again.
+-- process died between hand-off and record (once the claim is five minutes old, longer than any
+-- transport may hold a message): it marks the run `unknown` (with an `unknown` event) and moves
+-- on; the message is never handed over again.
 set local role svc_owner;
 
 -- A sequence message whose outcome nobody recorded: the process died holding it.
@@ -269,6 +270,15 @@ begin
   select * into run from app_public.step_runs r
    where r.organization_id = e.organization_id and r.enrollment_id = e.id and r.step_key = e.current_step_key;
   if found then
+    -- Claimed under five minutes ago: its job may still be waiting for the transport (a resume
+    -- scheduled a second job for the enrollment meanwhile). The transports give up well within
+    -- that (SMTP 20 s idle, HTTP 15 s), so look again once it has passed.
+    if run.status = 'sending' and run.updated_at > now() - interval '5 minutes' then
+      update app_public.enrollments x set next_run_at = run.updated_at + interval '5 minutes'
+       where x.organization_id = e.organization_id and x.id = e.id;
+      perform app_private.schedule_enrollment_steps(e.organization_id, array[e.id]);
+      return jsonb_build_object('action', 'none');
+    end if;
     if run.status = 'sending' then
       update app_public.step_runs r set status = 'unknown', reason = 'interrupted', updated_at = now()
        where r.organization_id = run.organization_id and r.id = run.id;

@@ -69,6 +69,15 @@ test('SIGKILL while the transport holds the message: no message twice, the step 
     const { rowCount } = await db.owner.query(
       `update graphile_worker._private_jobs set locked_at = null, locked_by = null, run_at = now() where locked_at is not null`);
     t.is(rowCount, 1, 'the dead worker held the step\'s job');
+    // within five minutes of the claim, a job takes a `sending` run for one still with its
+    // transport and looks again later
+    await drain(db, { email: sinkTransport, sms: httpSmsTransport(provider.url) });
+    t.deepEqual((await stepRuns(db, id)).map((s) => s.status), ['sending']);
+    const later = new Date((await enrollment(db, id)).next_run_at).getTime();
+    t.true(later > Date.now() + 4 * 60_000, 'looked at again five minutes after the claim');
+    // hours later, as when graphile-worker frees the job
+    await db.owner.query(`update app_public.step_runs set updated_at = now() - interval '4 hours' where enrollment_id = $1`, [id]);
+    await db.owner.query(`update graphile_worker._private_jobs set run_at = now()`);
 
     // the job runs again (a new worker, the same provider, now answering at once)
     const answering = { ...httpSmsTransport(provider.url), name: 'answering' };
