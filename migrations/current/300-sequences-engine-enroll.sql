@@ -41,29 +41,35 @@ comment on function app_hidden.sequence_next_run(uuid, uuid, timestamptz) is
   'When a step due at `due` runs: the next opening of the sequence''s send schedule (DST included), or `due` without one.';
 grant execute on function app_hidden.step_delay(jsonb), app_hidden.sequence_next_run(uuid, uuid, timestamptz) to svc_request, svc_worker;
 
--- The one way a contact enters a sequence. The caller has checked what its way in requires
--- (the sequence active, the contact at its location, the start step known); this creates the
--- enrollment on the first step (or start_step_key), due `at` + the step's delay, run at the
--- next opening of the send window, logs `enrolled` and schedules the step's job, all in the
--- caller's transaction. A contact already live (active or paused) in the sequence answers
--- {status: skipped, reason: already_enrolled} with that enrollment.
-create or replace function app_private.enroll_contact(organization_id uuid, sequence_id uuid, contact_id uuid,
+-- The one way contacts enter a sequence, set-based (a tag or a form enrolls one contact, an event
+-- fired for thousands in one statement or a broadcast run many): the caller has checked what its
+-- way in requires (the sequence active, the contacts at its location, the start step known).
+-- Each contact gets an enrollment on the first step (or start_step_key), due `at` + the step's
+-- delay, run at the next opening of the send window, an `enrolled` event, and its step's job
+-- (one add_jobs call for all), in the caller's transaction. A contact already live (active or
+-- paused) in the sequence is answered with that enrollment (out_enrolled false). No step at all:
+-- no rows.
+create or replace function app_private.enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[],
   start_step_key text default null, source text default 'manual', entry_event text default null, at timestamptz default now())
-returns jsonb
+returns table (out_contact_id uuid, out_enrolled boolean, out_enrollment_id uuid)
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 #variable_conflict use_column
 declare
   s app_public.sequences;
-  e app_public.enrollments;
   idx int;
   step jsonb;
   due timestamptz;
+  run_at timestamptz;
+  pending uuid[] := array(select distinct c from unnest(contact_ids) c where c is not null);
+  answered uuid[] := '{}';
+  new_ids uuid[] := '{}';
+  r record;
 begin
   select * into s from app_public.sequences x
-   where x.organization_id = enroll_contact.organization_id and x.id = enroll_contact.sequence_id;
+   where x.organization_id = enroll_contacts.organization_id and x.id = enroll_contacts.sequence_id;
   if not found then
-    raise exception 'enroll_contact: no sequence %', enroll_contact.sequence_id;
+    raise exception 'enroll_contacts: no sequence %', enroll_contacts.sequence_id;
   end if;
   if start_step_key is null then
     idx := 0;
@@ -72,35 +78,75 @@ begin
   end if;
   step := s.steps->idx;
   if step is null then
-    return jsonb_build_object('status', 'skipped', 'reason', 'no_steps');
+    return;
   end if;
   due := at + app_hidden.step_delay(step);
-  loop
-    insert into app_public.enrollments as x (organization_id, sequence_id, contact_id, status, current_step_index, current_step_key,
-      next_step_due_at, next_run_at, source, entry_event, created_at, updated_at)
-    values (enroll_contact.organization_id, enroll_contact.sequence_id, enroll_contact.contact_id, 'active', idx, step->>'step_key',
-      due, app_hidden.sequence_next_run(enroll_contact.organization_id, s.send_schedule_id, due), enroll_contact.source,
-      enroll_contact.entry_event, at, at)
-    on conflict (organization_id, sequence_id, contact_id) where status in ('active', 'paused') do nothing
-    returning x.* into e;
-    if e.id is not null then
-      insert into app_public.enrollment_events (organization_id, enrollment_id, type, at, step_key, reason)
-      values (e.organization_id, e.id, 'enrolled', at, e.current_step_key, e.source);
-      perform app_private.schedule_enrollment_steps(e.organization_id, array[e.id]);
-      return jsonb_build_object('status', 'enrolled', 'enrollment', app_hidden.enrollment_json(e));
-    end if;
-    -- the live enrollment that conflicted (committed by now); should it have ended meanwhile, try again
-    select * into e from app_public.enrollments x
-     where x.organization_id = enroll_contact.organization_id and x.sequence_id = enroll_contact.sequence_id
-       and x.contact_id = enroll_contact.contact_id and x.status in ('active', 'paused');
-    if e.id is not null then
-      return jsonb_build_object('status', 'skipped', 'reason', 'already_enrolled', 'enrollment', app_hidden.enrollment_json(e));
-    end if;
+  run_at := app_hidden.sequence_next_run(enroll_contacts.organization_id, s.send_schedule_id, due);
+  while cardinality(pending) > 0 loop
+    for r in
+      with ins as (
+        insert into app_public.enrollments as x (organization_id, sequence_id, contact_id, status, current_step_index,
+          current_step_key, next_step_due_at, next_run_at, source, entry_event, created_at, updated_at)
+        select enroll_contacts.organization_id, enroll_contacts.sequence_id, c, 'active', idx, step->>'step_key', due, run_at,
+               enroll_contacts.source, enroll_contacts.entry_event, at, at
+          from unnest(pending) c
+        on conflict (organization_id, sequence_id, contact_id) where status in ('active', 'paused') do nothing
+        returning x.id, x.contact_id
+      ), logged as (
+        insert into app_public.enrollment_events (organization_id, enrollment_id, type, at, step_key, reason)
+        select enroll_contacts.organization_id, ins.id, 'enrolled', at, step->>'step_key', enroll_contacts.source from ins
+      )
+      select ins.id, ins.contact_id from ins
+    loop
+      new_ids := new_ids || r.id;
+      answered := answered || r.contact_id;
+      out_contact_id := r.contact_id; out_enrolled := true; out_enrollment_id := r.id;
+      return next;
+    end loop;
+    -- those that conflicted: the live enrollment (committed by now)
+    for r in
+      select x.id, x.contact_id from app_public.enrollments x
+       where x.organization_id = enroll_contacts.organization_id and x.sequence_id = enroll_contacts.sequence_id
+         and x.contact_id = any(pending) and not x.contact_id = any(answered) and x.status in ('active', 'paused')
+    loop
+      answered := answered || r.contact_id;
+      out_contact_id := r.contact_id; out_enrolled := false; out_enrollment_id := r.id;
+      return next;
+    end loop;
+    -- a live enrollment that ended between the two: try those again
+    pending := array(select c from unnest(pending) c where not c = any(answered));
   end loop;
+  if cardinality(new_ids) > 0 then
+    perform app_private.schedule_enrollment_steps(enroll_contacts.organization_id, new_ids);
+  end if;
+end $$;
+comment on function app_private.enroll_contacts(uuid, uuid, uuid[], text, text, text, timestamptz) is
+  'Enrolls contacts (the one core of every way in, set-based): enrollment on the first or given step, due at + delay, run in '
+  'the send window, enrolled event, jobs scheduled in one call; a contact already live answers its enrollment (not enrolled).';
+revoke execute on function app_private.enroll_contacts(uuid, uuid, uuid[], text, text, text, timestamptz) from public;
+
+-- One contact: {status: enrolled, enrollment} or {status: skipped, reason: already_enrolled,
+-- enrollment} (no_steps without a step).
+create or replace function app_private.enroll_contact(organization_id uuid, sequence_id uuid, contact_id uuid,
+  start_step_key text default null, source text default 'manual', entry_event text default null, at timestamptz default now())
+returns jsonb
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+declare
+  r record;
+  e app_public.enrollments;
+begin
+  select * into r from app_private.enroll_contacts(organization_id, sequence_id, array[contact_id], start_step_key, source,
+    entry_event, at);
+  if not found then
+    return jsonb_build_object('status', 'skipped', 'reason', 'no_steps');
+  end if;
+  select * into e from app_public.enrollments x where x.organization_id = enroll_contact.organization_id and x.id = r.out_enrollment_id;
+  return case when r.out_enrolled then jsonb_build_object('status', 'enrolled', 'enrollment', app_hidden.enrollment_json(e))
+              else jsonb_build_object('status', 'skipped', 'reason', 'already_enrolled', 'enrollment', app_hidden.enrollment_json(e)) end;
 end $$;
 comment on function app_private.enroll_contact(uuid, uuid, uuid, text, text, text, timestamptz) is
-  'Enrolls a contact (the one core of every way in): enrollment on the first or given step, due at + delay, run in the send '
-  'window, enrolled event, job scheduled; a live enrollment already there answers skipped/already_enrolled.';
+  'Enrolls one contact through app_private.enroll_contacts; answers {status: enrolled|skipped, reason?, enrollment}.';
 revoke execute on function app_private.enroll_contact(uuid, uuid, uuid, text, text, text, timestamptz) from public;
 
 -- The write half of sequences_enroll, run as the owner once the caller's own policies found the

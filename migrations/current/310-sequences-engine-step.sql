@@ -338,37 +338,51 @@ revoke execute on function app_private.sequence_step_claim(uuid, uuid, text, tex
 -- Second transaction: what the transport answered (error NULL: accepted). The step run and the
 -- message become sent or failed, with the event; the enrollment moves on either way (a message
 -- the transport refused is not tried again: a refusal after a timeout may still have gone out).
+-- `sink`: the local sink is a table, so its outbox row is written here, with the record.
+-- The commit need not wait for the disk: should a crash lose it, the step run stays `sending`
+-- and becomes `unknown` (the sink's row is lost with it); nothing is sent twice.
+drop function if exists app_private.sequence_step_record(uuid, uuid, text, uuid, text);
 create or replace function app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text,
-  message_id uuid, error text) returns void
+  message_id uuid, error text, sink boolean default false) returns void
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
   e app_public.enrollments;
+  ok boolean := sequence_step_record.error is null;
 begin
+  perform set_config('synchronous_commit', 'off', true);
   select * into e from app_public.enrollments x
    where x.organization_id = sequence_step_record.organization_id and x.id = sequence_step_record.enrollment_id
      for update;
   update app_public.step_runs r
-     set status = case when sequence_step_record.error is null then 'sent' else 'failed' end, reason = left(sequence_step_record.error, 500), updated_at = now()
+     set status = case when ok then 'sent' else 'failed' end, reason = left(sequence_step_record.error, 500), updated_at = now()
    where r.organization_id = sequence_step_record.organization_id and r.enrollment_id = sequence_step_record.enrollment_id
      and r.step_key = sequence_step_record.step_key and r.message_id = sequence_step_record.message_id and r.status = 'sending';
   if not found then
     return; -- recorded already (unknown, by a job that thought this one dead)
   end if;
   update app_private.outgoing_messages m
-     set status = case when sequence_step_record.error is null then 'sent' else 'failed' end, sent_at = case when sequence_step_record.error is null then now() end,
+     set status = case when ok then 'sent' else 'failed' end, sent_at = case when ok then now() end,
          error = left(sequence_step_record.error, 1000)
    where m.organization_id = sequence_step_record.organization_id and m.id = sequence_step_record.message_id;
+  if sink and ok then
+    insert into app_private.outbox (organization_id, id, channel, sender, recipient, subject, body, meta)
+    select m.organization_id, m.id, m.channel, m.sender, m.recipient, m.subject, m.body, m.meta
+      from app_private.outgoing_messages m
+     where m.organization_id = sequence_step_record.organization_id and m.id = sequence_step_record.message_id
+    on conflict do nothing;
+  end if;
   insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
   values (sequence_step_record.organization_id, sequence_step_record.enrollment_id,
-          case when sequence_step_record.error is null then 'sent' else 'failed' end, sequence_step_record.step_key, sequence_step_record.message_id,
-          case when sequence_step_record.error is not null then 'transport_error' end);
+          case when ok then 'sent' else 'failed' end, sequence_step_record.step_key, sequence_step_record.message_id,
+          case when not ok then 'transport_error' end);
   if e.status = 'active' and e.current_step_key = sequence_step_record.step_key then
     perform app_private.advance_enrollment(e.organization_id, e.id);
   end if;
 end $$;
-comment on function app_private.sequence_step_record(uuid, uuid, text, uuid, text) is
-  'Second transaction of a sequence step: records sent or failed (step run, message, event) and moves the enrollment on.';
-revoke execute on function app_private.sequence_step_record(uuid, uuid, text, uuid, text) from public;
+comment on function app_private.sequence_step_record(uuid, uuid, text, uuid, text, boolean) is
+  'Second transaction of a sequence step: records sent or failed (step run, message, event; with sink, the outbox row) and '
+  'moves the enrollment on. Commits without waiting for the disk: a lost record leaves the run sending, later unknown.';
+revoke execute on function app_private.sequence_step_record(uuid, uuid, text, uuid, text, boolean) from public;
 
 reset role;

@@ -83,38 +83,54 @@ comment on function app_private.enroll_by_trigger(uuid, uuid, uuid, text, text) 
   'Enrolls a contact a trigger chose, when the sequence is an active automation with steps and the contact is at its location.';
 revoke execute on function app_private.enroll_by_trigger(uuid, uuid, uuid, text, text) from public;
 
--- The listener of contacts_upsert's events: a `fire` row enrolls the contact in each sequence
--- among the subscriptions it matched; a `cancel` row cancels the contact's live enrollments that
--- entered by that event.
+-- The listener of contacts_upsert's events, once per statement over the rows it inserted (an
+-- upsert inserts one row per event; a bulk load thousands): `cancel` rows cancel the contacts'
+-- live enrollments that entered by that event; `fire` rows enroll each contact in each active
+-- automation among the subscriptions it matched (a location-bound one only contacts linked to
+-- its location), one enroll_contacts call per (sequence, event).
+drop trigger if exists _500_sequences on app_private.contact_events;
+drop function if exists app_private.tg_contact_events__sequences();
 create or replace function app_private.tg_contact_events__sequences() returns trigger
 language plpgsql security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
-  sub record;
+  g record;
 begin
-  if new.kind = 'fire' then
-    for sub in
-      select es.subscriber_id from app_private.event_subscriptions es
-       where es.organization_id = new.organization_id and es.id = any(new.subscription_ids) and es.subscriber_kind = 'sequence'
-       order by es.subscriber_id
-    loop
-      perform app_private.enroll_by_trigger(new.organization_id, sub.subscriber_id, new.contact_id, 'event', new.event);
-    end loop;
-  else
-    perform app_private.end_enrollments(new.organization_id, array(
-      select e.id from app_public.enrollments e
-       where e.organization_id = new.organization_id and e.contact_id = new.contact_id
-         and e.status in ('active', 'paused') and e.entry_event = new.event), 'cancelled', 'cancel_event:' || new.event);
-  end if;
+  for g in
+    select f.organization_id, f.event, array_agg(distinct e.id) as ids
+      from inserted f
+      join app_public.enrollments e on e.organization_id = f.organization_id and e.contact_id = f.contact_id
+       and e.entry_event = f.event and e.status in ('active', 'paused')
+     where f.kind = 'cancel'
+     group by f.organization_id, f.event
+  loop
+    perform app_private.end_enrollments(g.organization_id, g.ids, 'cancelled', 'cancel_event:' || g.event);
+  end loop;
+  for g in
+    select f.organization_id, s.id as sequence_id, f.event, array_agg(distinct f.contact_id) as contacts
+      from inserted f
+      join app_private.event_subscriptions es on es.organization_id = f.organization_id and es.id = any(f.subscription_ids)
+       and es.subscriber_kind = 'sequence'
+      join app_public.sequences s on s.organization_id = f.organization_id and s.id = es.subscriber_id
+       and s.status = 'active' and s.kind = 'automation'
+     where f.kind = 'fire'
+       and (s.location_id is null or exists (
+             select 1 from app_public.contact_locations cl
+              where cl.organization_id = f.organization_id and cl.contact_id = f.contact_id and cl.location_id = s.location_id))
+     group by f.organization_id, s.id, f.event
+     order by f.organization_id, s.id, f.event
+  loop
+    perform count(*) from app_private.enroll_contacts(g.organization_id, g.sequence_id, g.contacts, null, 'event', g.event);
+  end loop;
   return null;
 end $$;
 comment on function app_private.tg_contact_events__sequences() is
-  'Sequences'' listener of contacts_upsert events: fire enrolls in the subscribed sequences; cancel cancels the contact''s '
-  'enrollments that entered by that event.';
+  'Sequences'' listener of contacts_upsert events, per statement: cancel rows cancel the contacts'' enrollments that entered '
+  'by that event; fire rows enroll them in the subscribed sequences.';
 revoke execute on function app_private.tg_contact_events__sequences() from public;
-drop trigger if exists _500_sequences on app_private.contact_events;
 create trigger _500_sequences after insert on app_private.contact_events
-  for each row execute function app_private.tg_contact_events__sequences();
+  referencing new table as inserted
+  for each statement execute function app_private.tg_contact_events__sequences();
 
 -- Ends the contact's live enrollments whose exit conditions hold now (completed, with the exit
 -- as reason): run when something an exit looks at arrives (a tag, a change of the contact).

@@ -7,9 +7,10 @@
 //   1. app_private.sequence_step_claim: one transaction (one statement) that checks the
 //      enrollment, its exits and the send-time rules, and either finishes the step (wait,
 //      skip, exit) or claims the message: step run `sending` + the message row, committed.
-//   2. The transport gets the message, after that commit (the sink's insert commits on its own).
+//   2. The transport gets the message, after that commit.
 //   3. app_private.sequence_step_record: the transport's answer (sent or failed) and the move
-//      to the next step, in a second transaction.
+//      to the next step, in a second transaction. The local sink (EMAIL_TRANSPORT=sink) is a
+//      table: its outbox row is written by that transaction, the same row the sink would write.
 // If the process dies between 1 and 3, the step run stays `sending`; the job runs again once
 // graphile-worker frees it, the claim finds `sending`, marks it `unknown` and moves on: the
 // message is never handed over a second time.
@@ -33,15 +34,21 @@ export function sequenceStep(deps: TaskDeps): Task {
       const claim = rows[0]!.claim;
       if (claim.action !== 'send') return;
       const message = claim.message;
+      const transport = deps.transports[message.channel];
+      // The local sink is a table: the record writes its outbox row (one transaction less; a
+      // crash before it leaves neither, and the claim becomes unknown).
+      const sink = transport.name === 'sink';
       let error: string | null = null;
-      try {
-        await deps.transports[message.channel].send(message, client);
-      } catch (e) {
-        error = String((e as Error)?.message ?? e).slice(0, 1000);
-        helpers.logger.warn(`sequence message ${message.id} refused by the ${message.channel} transport: ${error}`);
+      if (!sink) {
+        try {
+          await transport.send(message, client);
+        } catch (e) {
+          error = String((e as Error)?.message ?? e).slice(0, 1000);
+          helpers.logger.warn(`sequence message ${message.id} refused by the ${message.channel} transport: ${error}`);
+        }
       }
-      await client.query('select app_private.sequence_step_record($1, $2, $3, $4, $5)',
-        [organization_id, enrollment_id, step_key, message.id, error]);
+      await client.query('select app_private.sequence_step_record($1, $2, $3, $4, $5, $6)',
+        [organization_id, enrollment_id, step_key, message.id, error, sink]);
     });
   };
 }
