@@ -241,7 +241,9 @@ revoke execute on function app_private.build_sequence_message(uuid, app_public.s
 -- or SMS the contact may not get now is `skipped` with the reason; otherwise the step run
 -- `sending` and the message are written and the message answered for the transport.
 -- Answers {action: none|done|send, message?}.
-create or replace function app_private.sequence_step_claim(organization_id uuid, enrollment_id uuid, step_key text, base_url text)
+drop function if exists app_private.sequence_step_claim(uuid, uuid, text, text);
+create or replace function app_private.sequence_step_claim(organization_id uuid, enrollment_id uuid, step_key text, base_url text,
+  sink_channels text[] default '{}')
 returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
@@ -328,12 +330,19 @@ begin
   message := app_private.build_sequence_message(e.organization_id, s, step, c.id, address, e.id, base_url, true);
   insert into app_public.step_runs (organization_id, enrollment_id, step_key, step_type, status, message_id)
   values (e.organization_id, e.id, e.current_step_key, step->>'type', 'sending', (message->>'id')::uuid);
+  if step->>'type' = any(sink_channels) then
+    -- the local sink is a table: nothing leaves the database, so handing over and recording
+    -- commit together (exactly once)
+    perform app_private.sequence_step_record(e.organization_id, e.id, e.current_step_key, (message->>'id')::uuid, null, true);
+    return jsonb_build_object('action', 'done');
+  end if;
   return jsonb_build_object('action', 'send', 'message', message);
 end $$;
-comment on function app_private.sequence_step_claim(uuid, uuid, text, text) is
+comment on function app_private.sequence_step_claim(uuid, uuid, text, text, text[]) is
   'First transaction of a sequence step: checks, exits, waits, skips (with reason) or claims the message (step run sending); '
-  'a step run found sending becomes unknown. Answers {action: none|done|send, message?}.';
-revoke execute on function app_private.sequence_step_claim(uuid, uuid, text, text) from public;
+  'a step run found sending becomes unknown; on a channel of sink_channels the message is stored and recorded at once. '
+  'Answers {action: none|done|send, message?}.';
+revoke execute on function app_private.sequence_step_claim(uuid, uuid, text, text, text[]) from public;
 
 -- Second transaction: what the transport answered (error NULL: accepted). The step run and the
 -- message become sent or failed, with the event; the enrollment moves on either way (a message

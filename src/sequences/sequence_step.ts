@@ -9,8 +9,9 @@
 //      skip, exit) or claims the message: step run `sending` + the message row, committed.
 //   2. The transport gets the message, after that commit.
 //   3. app_private.sequence_step_record: the transport's answer (sent or failed) and the move
-//      to the next step, in a second transaction. The local sink (EMAIL_TRANSPORT=sink) is a
-//      table: its outbox row is written by that transaction, the same row the sink would write.
+//      to the next step, in a second transaction.
+// The local sink (EMAIL_TRANSPORT/SMS_TRANSPORT=sink) is a table: nothing leaves the database, so
+// the claim writes its outbox row (the row the sink writes) and records it in one transaction.
 // If the process dies between 1 and 3, the step run stays `sending`; the job runs again once
 // graphile-worker frees it, the claim finds `sending`, marks it `unknown` and moves on: the
 // message is never handed over a second time.
@@ -26,29 +27,26 @@ type Claim = { action: 'none' | 'done' } | { action: 'send'; message: OutgoingMe
 
 export function sequenceStep(deps: TaskDeps): Task {
   const baseUrl = deps.baseUrl ?? loadConfig().baseUrl;
+  // Channels whose transport is the local sink, a table: the claim stores and records their
+  // messages in its own transaction (nothing leaves the database, so exactly once).
+  const sinkChannels = (['email', 'sms'] as const).filter((c) => deps.transports[c].name === 'sink');
   return async (payload, helpers) => {
     const { organization_id, enrollment_id, step_key } = Payload.parse(payload);
     await helpers.withPgClient(async (client) => {
       const { rows } = await client.query<{ claim: Claim }>(
-        'select app_private.sequence_step_claim($1, $2, $3, $4) as claim', [organization_id, enrollment_id, step_key, baseUrl]);
+        'select app_private.sequence_step_claim($1, $2, $3, $4, $5) as claim', [organization_id, enrollment_id, step_key, baseUrl, sinkChannels]);
       const claim = rows[0]!.claim;
       if (claim.action !== 'send') return;
       const message = claim.message;
-      const transport = deps.transports[message.channel];
-      // The local sink is a table: the record writes its outbox row (one transaction less; a
-      // crash before it leaves neither, and the claim becomes unknown).
-      const sink = transport.name === 'sink';
       let error: string | null = null;
-      if (!sink) {
-        try {
-          await transport.send(message, client);
-        } catch (e) {
-          error = String((e as Error)?.message ?? e).slice(0, 1000);
-          helpers.logger.warn(`sequence message ${message.id} refused by the ${message.channel} transport: ${error}`);
-        }
+      try {
+        await deps.transports[message.channel].send(message, client);
+      } catch (e) {
+        error = String((e as Error)?.message ?? e).slice(0, 1000);
+        helpers.logger.warn(`sequence message ${message.id} refused by the ${message.channel} transport: ${error}`);
       }
-      await client.query('select app_private.sequence_step_record($1, $2, $3, $4, $5, $6)',
-        [organization_id, enrollment_id, step_key, message.id, error, sink]);
+      await client.query('select app_private.sequence_step_record($1, $2, $3, $4, $5)',
+        [organization_id, enrollment_id, step_key, message.id, error]);
     });
   };
 }
