@@ -65,6 +65,7 @@ const bareTask: Task = async (payload, helpers) => {
 // A fresh pool per drain, as a worker that starts: no plan cached while the tables were small.
 async function drain(taskList: Parameters<typeof runOnce>[0]['taskList']) {
   const pgPool = new pg.Pool({ connectionString: ownerUrl, max: CONCURRENCY + 4 });
+  pgPool.on('error', () => undefined);
   try {
     await runOnce({ pgPool, taskList, concurrency: CONCURRENCY, logger: workerLogger, preset: workerPreset });
   } finally {
@@ -102,6 +103,7 @@ async function engine(): Promise<number> {
 await bare();
 await engine();
 await pool.query('vacuum analyze');
+await pool.query('select pg_stat_reset()');
 const results: { bare: number; engine: number }[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   const b = await bare();
@@ -111,6 +113,9 @@ for (let i = 0; i < ROUNDS; i++) {
   await pool.query(`delete from app_private.outbox where organization_id = $1`, [org]);
   await pool.query('vacuum analyze');
 }
+const { rows: scans } = await pool.query(`select relname, seq_scan, seq_tup_read, idx_scan from pg_stat_user_tables
+  where schemaname in ('app_public', 'app_private') and seq_tup_read > 1000 order by seq_tup_read desc`);
+log(`sequential scans in the measured rounds: ${JSON.stringify(scans)}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ratio = median(results.map((r) => r.engine / r.bare));
 console.log(`
