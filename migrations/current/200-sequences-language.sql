@@ -308,12 +308,15 @@ comment on function app_hidden.condition_problem(uuid, jsonb) is
   'What is wrong with a sequence condition (NULL: nothing); with an organization, custom fields and stages are resolved.';
 grant execute on function app_hidden.condition_problem(uuid, jsonb) to svc_request, svc_worker;
 
--- One comparison of a contact's value (as text, NULL: none) with a condition's values.
+-- One comparison of a contact's value (as text, NULL: none) with a condition's values (checked
+-- when the condition was written). Text, numbers, stages and booleans compare without a cast that
+-- can fail (numbers are matched first), so this path needs no exception block, which would cost a
+-- subtransaction per evaluation; date-times and custom fields go through condition_compare_safe.
 create or replace function app_hidden.condition_compare(kind text, have text, op text, vals jsonb) returns boolean
 language plpgsql immutable as $$
 declare
+  numeric_text constant text := '^\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?\s*$';
   s text;
-  hit boolean := false;
   one boolean;
 begin
   if have is null then
@@ -324,9 +327,10 @@ begin
     if op in ('contains', 'contains_any') then
       one := strpos(lower(have), lower(s)) > 0;
     elsif kind = 'number' then
-      one := case op when 'gt' then have::numeric > s::numeric when 'gte' then have::numeric >= s::numeric
-                     when 'lt' then have::numeric < s::numeric when 'lte' then have::numeric <= s::numeric
-                     else have::numeric = s::numeric end;
+      one := have ~ numeric_text and s ~ numeric_text
+             and case op when 'gt' then have::numeric > s::numeric when 'gte' then have::numeric >= s::numeric
+                         when 'lt' then have::numeric < s::numeric when 'lte' then have::numeric <= s::numeric
+                         else have::numeric = s::numeric end;
     elsif kind = 'datetime' and s ~ '^\d{4}-\d{2}-\d{2}$' then
       -- a day is the UTC day of the instant
       one := case op when 'gt' then (have::timestamptz at time zone 'UTC')::date > s::date
@@ -341,22 +345,28 @@ begin
     elsif kind = 'date' then
       one := case op when 'gt' then have > s when 'gte' then have >= s when 'lt' then have < s when 'lte' then have <= s
                      else have = s end;
-    elsif kind = 'boolean' then
-      one := lower(have) = lower(s);
-    elsif kind = 'stage' then
-      one := lower(have) = lower(s);
     else
+      -- text (case-insensitive), stage ids, booleans
       one := lower(have) = lower(s);
     end if;
-    hit := hit or coalesce(one, false);
-    exit when hit;
+    if coalesce(one, false) then
+      return true;
+    end if;
   end loop;
-  return hit;
-exception when others then
-  -- a stored value that does not read as its field's type matches nothing
   return false;
 end $$;
 grant execute on function app_hidden.condition_compare(text, text, text, jsonb) to svc_request, svc_worker;
+
+-- The same, where a stored value may not read as its field's type (a custom field whose type
+-- changed, a malformed date): such a value matches nothing.
+create or replace function app_hidden.condition_compare_safe(kind text, have text, op text, vals jsonb) returns boolean
+language plpgsql immutable as $$
+begin
+  return app_hidden.condition_compare(kind, have, op, vals);
+exception when data_exception then
+  return false;
+end $$;
+grant execute on function app_hidden.condition_compare_safe(text, text, text, jsonb) to svc_request, svc_worker;
 
 -- Whether a condition holds for a contact in an enrollment, read as the owner (the engine asks).
 -- A condition that is not well formed holds for nobody.
@@ -371,9 +381,16 @@ declare
   have text;
   present boolean;
   positive boolean;
+  vals jsonb;
+  base_op text;
   c app_public.contacts;
 begin
-  if app_hidden.condition_problem(null, condition) is not null then
+  -- Conditions are checked when written (app_hidden.condition_problem); here only what keeps a
+  -- stray one from failing: a malformed one holds for nobody.
+  if jsonb_typeof(condition) is distinct from 'object' or jsonb_typeof(condition->'field') is distinct from 'string'
+     or op is null or op not in ('eq', 'neq', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'contains', 'contains_any', 'exists', 'not_exists')
+     or (op not in ('exists', 'not_exists') and jsonb_typeof(condition->'value') not in ('string', 'number', 'boolean', 'array'))
+     or (starts_with(field, 'event.') and op not in ('exists', 'not_exists')) then
     return false;
   end if;
   if starts_with(field, 'event.') then
@@ -413,9 +430,12 @@ begin
     present := have is not null;
     return case when op = 'exists' then present else not present end;
   end if;
-  positive := app_hidden.condition_compare(kind, have,
-    case op when 'neq' then 'eq' when 'not_in' then 'in' else op end,
-    case when jsonb_typeof(condition->'value') = 'array' then condition->'value' else jsonb_build_array(condition->'value') end);
+  vals := case when jsonb_typeof(condition->'value') = 'array' then condition->'value' else jsonb_build_array(condition->'value') end;
+  base_op := case op when 'neq' then 'eq' when 'not_in' then 'in' else op end;
+  -- built-in text, number and stage columns always read as their type: no exception block needed
+  positive := case when kind in ('text', 'number', 'stage') and not starts_with(field, 'field_values.')
+                   then app_hidden.condition_compare(kind, have, base_op, vals)
+                   else app_hidden.condition_compare_safe(kind, have, base_op, vals) end;
   return case when op in ('neq', 'not_in') then not coalesce(positive, false) else coalesce(positive, false) end;
 end $$;
 comment on function app_hidden.condition_holds(uuid, uuid, uuid, jsonb) is

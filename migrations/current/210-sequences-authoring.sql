@@ -34,6 +34,10 @@ create table if not exists app_private.sequence_exit_types (
 comment on table app_private.sequence_exit_types is
   'The exit-condition types sequences accept, with the fields each takes; an area adds its own row when it goes live.';
 
+-- Read only through the definer functions below (no policy: no request role reads them directly).
+alter table app_private.sequence_trigger_types enable row level security;
+alter table app_private.sequence_exit_types enable row level security;
+
 insert into app_private.sequence_trigger_types (type, area, description, fields, position) values
   ('manual', 'sequences', 'Contacts enter only through sequences_enroll.', '{}', 1),
   ('event', 'sequences', 'Contacts enter when contacts_upsert fires the named event for them (events[].name).',
@@ -109,7 +113,8 @@ grant execute on function app_hidden.sequence_bad(text, text) to svc_request, sv
 
 -- An object against a field spec of a trigger or exit type (see the top of this file); the
 -- first problem, NULL for none.
-create or replace function app_hidden.sequence_fields_problem(organization_id uuid, value jsonb, fields jsonb) returns text
+drop function if exists app_hidden.sequence_fields_problem(uuid, jsonb, jsonb);
+create or replace function app_hidden.sequence_fields_problem(organization_id uuid, obj jsonb, fields jsonb) returns text
 language plpgsql stable as $$
 declare
   k text;
@@ -117,21 +122,21 @@ declare
   v jsonb;
   cond text;
 begin
-  for k in select jsonb_object_keys(value) loop
+  for k in select jsonb_object_keys(obj) loop
     if k <> 'type' and not fields ? k then
       return format('%s: not a field of this type (it takes %s)', left(k, 50),
         coalesce((select string_agg(f, ', ') from jsonb_object_keys(fields) f), 'no other field'));
     end if;
   end loop;
   for k, spec in select * from jsonb_each(fields) loop
-    v := value->k;
+    v := obj->k;
     if v is null or v = 'null' then
       if (spec->>'required')::boolean then
         return format('%s: required', k);
       end if;
       continue;
     end if;
-    if spec ? 'only_when' and exists (select 1 from jsonb_each(spec->'only_when') w where value->w.key is distinct from w.value) then
+    if spec ? 'only_when' and exists (select 1 from jsonb_each(spec->'only_when') w where obj->w.key is distinct from w.value) then
       return format('%s: only with %s', k, (select string_agg(format('%s %s', w.key, w.value #>> '{}'), ', ')
                                               from jsonb_each(spec->'only_when') w));
     end if;
@@ -392,23 +397,24 @@ grant execute on function app_hidden.sequence_json(app_public.sequences) to svc_
 
 -- The sequence, within the credential's reach (404 otherwise); for a write, locked, and 403 when
 -- the credential sees it but may not change it (a manager and an organization-wide sequence).
+-- (A locking read under row security sees only the rows the update policy lets the credential
+-- change, so the sequence is read first, then checked, then locked.)
 create or replace function app_hidden.sequence_for(sequence_id uuid, for_write boolean) returns app_public.sequences
-language plpgsql stable as $$
+language plpgsql volatile as $$
 declare
   s app_public.sequences;
 begin
-  if for_write then
-    select * into s from app_public.sequences x
-     where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id for no key update;
-  else
-    select * into s from app_public.sequences x where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id;
-  end if;
+  select * into s from app_public.sequences x where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id;
   if not found then
     perform app_hidden.raise_error(404, 'not_found', 'Sequence not found');
   end if;
-  if for_write and not app_hidden.current_may_write_sequence(s.location_id) then
-    perform app_hidden.raise_error(403, 'insufficient_role',
-      'This credential may change only the sequences of its own locations, not an organization-wide one');
+  if for_write then
+    if not app_hidden.current_may_write_sequence(s.location_id) then
+      perform app_hidden.raise_error(403, 'insufficient_role',
+        'This credential may change only the sequences of its own locations, not an organization-wide one');
+    end if;
+    select * into s from app_public.sequences x
+     where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id for no key update;
   end if;
   return s;
 end $$;
@@ -742,10 +748,11 @@ begin
   end if;
   if patch ? 'steps' then
     new_steps := app_hidden.sequence_check_steps(patch->'steps', 'body.steps');
-    -- a live enrollment stands on its current step: that step must stay
+    -- a live enrollment stands on its current step: that step must stay (unless the same change
+    -- deactivates the sequence, which cancels them)
     select min(e.current_step_key) into standing from app_public.enrollments e
      where e.organization_id = org and e.sequence_id = s.id and e.status in ('active', 'paused')
-       and e.current_step_key is not null
+       and e.current_step_key is not null and patch->'is_active' is distinct from 'false'
        and not e.current_step_key = any(array(select x->>'step_key' from jsonb_array_elements(new_steps) x));
     if standing is not null then
       perform app_hidden.sequence_bad('body.steps', format('step %s has enrollments standing on it: keep a step with that '

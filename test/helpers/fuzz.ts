@@ -37,6 +37,11 @@ export interface MalformedInput {
   setup?: (app: TestApp, tenant: Applied) => Promise<void>;
   /** Values of the area's input fields, by field name, that fit the fixture's data. */
   values?: Record<string, (r: Rand, pools: Pools) => unknown>;
+  /**
+   * Transitions that refuse to run twice (a 409 by the spec, as resuming a sequence no longer
+   * paused): each case goes over REST first, so their successes are counted there.
+   */
+  onceOnly?: readonly string[];
 }
 
 /** A JSON Schema node, as zod writes it. */

@@ -7,7 +7,6 @@ import { runJobs, sinkOnly } from '../helpers/messages.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import type { Transports } from '../../src/delivery/index.ts';
 import { pick, type MalformedInput } from '../helpers/fuzz.ts';
-import { insertSendSchedule, insertSequence } from './helpers.ts';
 
 /** Acme with two more contacts: dee (no SMS consent) and eve (suppressed email, opted-out number). */
 export function engineFixture(name = 'Acme Dental') {
@@ -84,6 +83,8 @@ export async function enroll(app: TestApp, key: string, sequenceId: string, body
  */
 export const engineMalformedInput: MalformedInput = {
   async setup(app, tenant) {
+    // imported here: helpers.ts imports this file to compose the area's part
+    const { insertSendSchedule, insertSequence } = await import('./helpers.ts');
     const org = tenant.organization_id;
     await insertSendSchedule(app.db, org);
     const steps = [{ step_key: 'hello', type: 'email', subject: 'Hi {{contact.first_name|there}}', body: 'Hello' },
