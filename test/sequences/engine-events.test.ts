@@ -150,3 +150,31 @@ test.serial('contacts_suppress cancels the contact\'s sequences of that channel,
   await app.request('POST', `/api/v1/contacts/${dee}/suppress`, { key: key(), body: { channels: ['sms'] } });
   t.like(await enrollment(app.db, s), { status: 'cancelled', end_reason: 'suppressed' });
 });
+
+test.serial('authored through the API: created, activated, an event enrolls, the worker sends; paused, nothing subscribes; resumed, it does', async (t) => {
+  const created = await app.request('POST', '/api/v1/sequences', { key: key(), body: {
+    name: 'Quote follow-up', trigger: { type: 'event', event: 'quote_sent' },
+    steps: [{ step_key: 'hello', type: 'email', delay: { minutes: 0 }, subject: 'Your quote, {{contact.first_name|there}}', body: 'Here it is.' }],
+  } });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.id as string;
+  const none = await upsert({ email: 'q1@example.com', name: 'Quinn One', events: [{ name: 'quote_sent', key: 'qs-1' }] });
+  t.is(none.status, 200);
+  t.is((await enrollmentsOf(app.db, id)).length, 0, 'a draft subscribes to nothing');
+  const activated = await app.request('POST', `/api/v1/sequences/${id}/activate`, { key: key() });
+  t.is(activated.status, 200, JSON.stringify(activated.body));
+  // the key was not spent: the retry enrolls
+  await upsert({ email: 'q1@example.com', events: [{ name: 'quote_sent', key: 'qs-1' }] });
+  const [e] = await enrollmentsOf(app.db, id);
+  t.like(e, { source: 'event', status: 'active' });
+  await drain(app.db);
+  const [m] = (await outbox(app.db, org)).filter((o) => o.meta.enrollment_id === e.id);
+  t.like(m, { recipient: 'q1@example.com', subject: 'Your quote, Quinn' });
+  t.is((await app.request('POST', `/api/v1/sequences/${id}/pause`, { key: key() })).status, 200);
+  await upsert({ email: 'q2@example.com', events: [{ name: 'quote_sent', key: 'qs-2' }] });
+  t.is((await enrollmentsOf(app.db, id)).length, 1);
+  t.is((await app.request('POST', `/api/v1/sequences/${id}/resume`, { key: key() })).status, 200);
+  await upsert({ email: 'q2@example.com', events: [{ name: 'quote_sent', key: 'qs-2' }] });
+  t.is((await enrollmentsOf(app.db, id)).length, 2);
+  await app.request('PATCH', `/api/v1/sequences/${id}`, { key: key(), body: { is_active: false } });
+});
