@@ -76,8 +76,8 @@ export async function enroll(app: TestApp, key: string, sequenceId: string, body
 }
 
 /**
- * The engine's part of the malformed-input suite (merged into the area's by
- * test/sequences/helpers.ts): in each tenant a send schedule and sequences in every state the
+ * The engine's part of the malformed-input suite (composed into the area's by
+ * test/sequences/helpers.ts): in each tenant a send schedule of its own and sequences in every state the
  * engine's operations tell apart (active with email, SMS and wait steps; one of the north
  * location; inactive; paused), and values of the fields that name their steps and recipients.
  */
@@ -86,13 +86,14 @@ export const engineMalformedInput: MalformedInput = {
     // imported here: helpers.ts imports this file to compose the area's part
     const { insertSendSchedule, insertSequence } = await import('./helpers.ts');
     const org = tenant.organization_id;
-    await insertSendSchedule(app.db, org);
+    // the default schedule may come from another part: this one is named by the engine's sequences
+    const schedule = await insertSendSchedule(app.db, org, { name: 'Engine hours', is_default: false });
     const steps = [{ step_key: 'hello', type: 'email', subject: 'Hi {{contact.first_name|there}}', body: 'Hello' },
                    { step_key: 'text', type: 'sms', body: 'Hey', delay: { hours: 1 } }, { step_key: 'hold', type: 'wait', delay: { days: 1 } }];
-    await insertSequence(app.db, org, { name: 'Active', steps });
-    await insertSequence(app.db, org, { name: 'North', steps, location_id: tenant.ids.north });
-    await insertSequence(app.db, org, { name: 'Draft', steps, status: 'inactive' });
-    await insertSequence(app.db, org, { name: 'Held', steps, status: 'paused' });
+    await insertSequence(app.db, org, { name: 'Active', steps, send_schedule_id: schedule });
+    await insertSequence(app.db, org, { name: 'North', steps, location_id: tenant.ids.north, send_schedule_id: schedule });
+    await insertSequence(app.db, org, { name: 'Draft', steps, status: 'inactive', send_schedule_id: schedule });
+    await insertSequence(app.db, org, { name: 'Held', steps, status: 'paused', send_schedule_id: schedule });
   },
   values: {
     step_key: (r) => pick(r, ['hello', 'hello', 'text', 'text', 'hold', 'nope']),
