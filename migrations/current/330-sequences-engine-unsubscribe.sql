@@ -65,12 +65,13 @@ begin
     perform app_private.cancel_channel_enrollments(t.organization_id, array[contact], 'email');
   end if;
   update app_private.unsubscribe_tokens x set used_at = coalesce(x.used_at, now()) where x.token_hash = t.token_hash;
+  -- an address no contact carries (a test send to its author) is on no list: nothing to record
   return jsonb_build_object('organization', (select o.name from app_public.organizations o where o.id = t.organization_id),
-                            'email', app_hidden.mask_email(t.email), 'unsubscribed', true);
+                            'email', app_hidden.mask_email(t.email), 'unsubscribed', contact is not null);
 end $$;
 comment on function app_hidden.unsubscribe_confirm(text) is
   'One-click unsubscribe: suppresses the token''s address (source unsubscribe; the first record kept) and cancels its email '
-  'enrollments; NULL for an unknown token. Safe to repeat.';
+  'enrollments; unsubscribed false for an address no contact carries (nothing to record); NULL for an unknown token. Safe to repeat.';
 
 grant execute on function app_hidden.unsubscribe_lookup(text), app_hidden.unsubscribe_confirm(text) to svc_request;
 

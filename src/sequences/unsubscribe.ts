@@ -61,8 +61,9 @@ export const unsubscribePages: PublicPage[] = [
     async handle(req, res, { pool }) {
       const shown = await call(pool, 'unsubscribe_confirm', String(req.params.token));
       if (!shown) return send(res, 404, notFoundPage);
-      send(res, 200, page('Unsubscribed',
-        `<h1>You are unsubscribed</h1><p>${escape(shown.email)} gets no more email from ${escape(shown.organization)}.</p>`));
+      send(res, 200, shown.unsubscribed
+        ? page('Unsubscribed', `<h1>You are unsubscribed</h1><p>${escape(shown.email)} gets no more email from ${escape(shown.organization)}.</p>`)
+        : page('Not subscribed', `<h1>Nothing to unsubscribe</h1><p>${escape(shown.email)} is on no list of ${escape(shown.organization)}.</p>`));
     },
   },
 ];

@@ -75,3 +75,16 @@ test.serial('unknown or malformed tokens are 404 pages, and change nothing', asy
     }
   }
 });
+
+test.serial('a test send to an address no contact carries: its link records nothing and says so', async (t) => {
+  const seq = await insertSequence(app.db, org, { status: 'inactive' });
+  const sent = await app.request('POST', `/api/v1/sequences/${seq}/steps/hello/test`, { key: tenant.keys.org!, body: { to_email: 'author@elsewhere.example' } });
+  t.is(sent.body.success, true);
+  const [m] = (await outbox(app.db, org)).filter((o) => o.id === sent.body.message_id);
+  const path = new URL(m.meta.headers['List-Unsubscribe'].slice(1, -1)).pathname;
+  const res = await fetch(app.url + path, { method: 'POST' });
+  t.is(res.status, 200);
+  t.true((await res.text()).includes('Nothing to unsubscribe'));
+  const { rows } = await app.db.owner.query(`select 1 from app_public.email_suppressions where organization_id = $1 and email = 'author@elsewhere.example'`, [org]);
+  t.is(rows.length, 0);
+});
