@@ -176,12 +176,14 @@ comment on function app_private.send_refusal(uuid, text, text) is
 revoke execute on function app_private.send_refusal(uuid, text, text) from public;
 
 -- Builds a sequence message (rendered subject and body, sender, headers, meta) and stores it
--- as an outgoing message in `queued` (no delivery job: the caller hands it over itself).
+-- as an outgoing message in `queued` (no delivery job: the caller hands it over itself), or
+-- `sent` when the caller stores it in the local sink in the same transaction.
 -- `html` bodies have their variables HTML-escaped. Email from the organization's sending domain
 -- carries Message-ID on that domain and, when `unsubscribe` is set, List-Unsubscribe with a new
 -- one-click token URL and List-Unsubscribe-Post (RFC 8058).
+drop function if exists app_private.build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean);
 create or replace function app_private.build_sequence_message(organization_id uuid, s app_public.sequences, step jsonb,
-  contact_id uuid, recipient text, enrollment_id uuid, base_url text, unsubscribe boolean) returns jsonb
+  contact_id uuid, recipient text, enrollment_id uuid, base_url text, unsubscribe boolean, status text default 'queued') returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
@@ -222,15 +224,16 @@ begin
   meta := jsonb_strip_nulls(jsonb_build_object('sequence_id', s.id, 'enrollment_id', enrollment_id, 'step_key', step->>'step_key',
     'message_id', message_id, 'html', case when channel = 'email' and is_html then true end))
     || case when channel = 'email' then jsonb_build_object('headers', headers) else '{}' end;
-  insert into app_private.outgoing_messages (organization_id, id, channel, sender, recipient, subject, body, meta)
-  values (org.id, message_id, channel, sender, recipient, subject, body, meta);
+  insert into app_private.outgoing_messages (organization_id, id, channel, sender, recipient, subject, body, meta, status, sent_at)
+  values (org.id, message_id, channel, sender, recipient, subject, body, meta, build_sequence_message.status,
+          case when build_sequence_message.status = 'sent' then now() end);
   return jsonb_build_object('organization_id', org.id, 'id', message_id, 'channel', channel, 'sender', sender,
     'recipient', recipient, 'subject', subject, 'body', body, 'meta', meta);
 end $$;
-comment on function app_private.build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean) is
+comment on function app_private.build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean, text) is
   'Renders a sequence step''s message for a contact (variables HTML-escaped in HTML bodies), with Message-ID and one-click '
   'List-Unsubscribe headers on email, stores it queued without a delivery job, and answers it as the transports take it.';
-revoke execute on function app_private.build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean) from public;
+revoke execute on function app_private.build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean, text) from public;
 
 --------------------------------------------------------------------------------
 -- The step job
@@ -293,7 +296,7 @@ begin
     return jsonb_build_object('action', 'done');
   end if;
 
-  exiting := app_private.exit_condition_holding(e, s.exit_conditions);
+  exiting := case when jsonb_array_length(s.exit_conditions) > 0 then app_private.exit_condition_holding(e, s.exit_conditions) end;
   if exiting is not null then
     perform app_private.end_enrollments(e.organization_id, array[e.id], 'completed', 'exit_condition:' || exiting);
     return jsonb_build_object('action', 'done');
@@ -327,15 +330,25 @@ begin
     return jsonb_build_object('action', 'done');
   end if;
 
+  if step->>'type' = any(sink_channels) then
+    -- The local sink is a table: nothing leaves the database, so storing the message and
+    -- recording it sent commit together (exactly once). Should a crash lose the commit, nothing
+    -- happened and the job runs again; so it need not wait for the disk.
+    perform set_config('synchronous_commit', 'off', true);
+    message := app_private.build_sequence_message(e.organization_id, s, step, c.id, address, e.id, base_url, true, 'sent');
+    insert into app_private.outbox (organization_id, id, channel, sender, recipient, subject, body, meta)
+    values (e.organization_id, (message->>'id')::uuid, message->>'channel', message->>'sender', message->>'recipient',
+            message->>'subject', message->>'body', message->'meta');
+    insert into app_public.step_runs (organization_id, enrollment_id, step_key, step_type, status, message_id)
+    values (e.organization_id, e.id, e.current_step_key, step->>'type', 'sent', (message->>'id')::uuid);
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id)
+    values (e.organization_id, e.id, 'sent', e.current_step_key, (message->>'id')::uuid);
+    perform app_private.advance_enrollment(e.organization_id, e.id);
+    return jsonb_build_object('action', 'done');
+  end if;
   message := app_private.build_sequence_message(e.organization_id, s, step, c.id, address, e.id, base_url, true);
   insert into app_public.step_runs (organization_id, enrollment_id, step_key, step_type, status, message_id)
   values (e.organization_id, e.id, e.current_step_key, step->>'type', 'sending', (message->>'id')::uuid);
-  if step->>'type' = any(sink_channels) then
-    -- the local sink is a table: nothing leaves the database, so handing over and recording
-    -- commit together (exactly once)
-    perform app_private.sequence_step_record(e.organization_id, e.id, e.current_step_key, (message->>'id')::uuid, null, true);
-    return jsonb_build_object('action', 'done');
-  end if;
   return jsonb_build_object('action', 'send', 'message', message);
 end $$;
 comment on function app_private.sequence_step_claim(uuid, uuid, text, text, text[]) is
