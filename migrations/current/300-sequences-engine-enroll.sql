@@ -103,11 +103,13 @@ begin
       out_contact_id := r.contact_id; out_enrolled := true; out_enrollment_id := r.id;
       return next;
     end loop;
-    -- those that conflicted: the live enrollment (committed by now)
+    pending := array(select c from unnest(pending) c where not c = any(answered));
+    exit when cardinality(pending) = 0;
+    -- those that conflicted: the live enrollment (committed by now), one index probe each
     for r in
-      select x.id, x.contact_id from app_public.enrollments x
-       where x.organization_id = enroll_contacts.organization_id and x.sequence_id = enroll_contacts.sequence_id
-         and x.contact_id = any(pending) and not x.contact_id = any(answered) and x.status in ('active', 'paused')
+      select x.id, x.contact_id from unnest(pending) c
+        join app_public.enrollments x on x.organization_id = enroll_contacts.organization_id
+         and x.sequence_id = enroll_contacts.sequence_id and x.contact_id = c and x.status in ('active', 'paused')
     loop
       answered := answered || r.contact_id;
       out_contact_id := r.contact_id; out_enrolled := false; out_enrollment_id := r.id;
@@ -160,7 +162,7 @@ declare
   org uuid := app_hidden.current_org_id();
   s app_public.sequences;
 begin
-  select * into s from app_public.sequences x where x.organization_id = org and x.id = sequences_enroll_write.sequence_id for share;
+  select * into s from app_public.sequences x where x.organization_id = org and x.id = sequences_enroll_write.sequence_id;
   if not found or not app_hidden.current_may_write_sequence(s.location_id) then
     perform app_hidden.raise_error(403, 'insufficient_role', 'This credential may not enroll contacts in this sequence');
   end if;
