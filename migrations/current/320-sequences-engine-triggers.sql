@@ -209,6 +209,10 @@ create trigger _500_sequence_exits after update of stage_id, field_values, name,
 --------------------------------------------------------------------------------
 -- Leaving: suppressions
 --------------------------------------------------------------------------------
+-- The triggers run before insert: contacts_suppress inserts with ON CONFLICT DO NOTHING, so an
+-- address already suppressed (a contact enrolled after its suppression) inserts nothing, and
+-- only a before-insert trigger sees every suppression asked for. A refused insert rolls the
+-- whole write back, the cancellations with it.
 -- Cancels ('suppressed') the live enrollments of the contacts listed in sequences that send on
 -- the channel (an email step for email, an SMS step for sms).
 create or replace function app_private.cancel_channel_enrollments(organization_id uuid, contact_ids uuid[], channel text)
@@ -233,12 +237,12 @@ begin
   perform app_private.cancel_channel_enrollments(new.organization_id, array(
     select c.id from app_public.contacts c where c.organization_id = new.organization_id and c.email_key = new.email
     union select new.contact_id), 'email');
-  return null;
+  return new;
 end $$;
 comment on function app_private.tg_email_suppressions__sequences() is 'An address suppressed: its contacts'' email sequences are cancelled.';
 revoke execute on function app_private.tg_email_suppressions__sequences() from public;
 drop trigger if exists _500_sequences on app_public.email_suppressions;
-create trigger _500_sequences after insert on app_public.email_suppressions
+create trigger _500_sequences before insert on app_public.email_suppressions
   for each row execute function app_private.tg_email_suppressions__sequences();
 
 create or replace function app_private.tg_sms_opt_outs__sequences() returns trigger
@@ -248,12 +252,12 @@ begin
   perform app_private.cancel_channel_enrollments(new.organization_id, array(
     select c.id from app_public.contacts c where c.organization_id = new.organization_id and c.phone = new.phone
     union select new.contact_id), 'sms');
-  return null;
+  return new;
 end $$;
 comment on function app_private.tg_sms_opt_outs__sequences() is 'A number opted out: its contacts'' SMS sequences are cancelled.';
 revoke execute on function app_private.tg_sms_opt_outs__sequences() from public;
 drop trigger if exists _500_sequences on app_public.sms_opt_outs;
-create trigger _500_sequences after insert on app_public.sms_opt_outs
+create trigger _500_sequences before insert on app_public.sms_opt_outs
   for each row execute function app_private.tg_sms_opt_outs__sequences();
 
 reset role;

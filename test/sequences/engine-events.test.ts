@@ -178,3 +178,16 @@ test.serial('authored through the API: created, activated, an event enrolls, the
   t.is((await enrollmentsOf(app.db, id)).length, 2);
   await app.request('PATCH', `/api/v1/sequences/${id}`, { key: key(), body: { is_active: false } });
 });
+
+test.serial('suppressing a contact already suppressed still cancels the sequences of that channel it was enrolled in since', async (t) => {
+  const emailSeq = await insertSequence(app.db, org);
+  const smsSeq = await insertSequence(app.db, org, { steps: [{ step_key: 'text', type: 'sms', body: 'Hi' }] });
+  const eve = tenant.ids.eve!; // suppressed and opted out in the fixture
+  const m = (await enroll(app, key(), emailSeq, { contact_id: eve })).body.enrollment.id;
+  const s = (await enroll(app, key(), smsSeq, { contact_id: eve })).body.enrollment.id;
+  t.is((await app.request('POST', `/api/v1/contacts/${eve}/suppress`, { key: key(), body: { channels: ['email'] } })).status, 200);
+  t.like(await enrollment(app.db, m), { status: 'cancelled', end_reason: 'suppressed' });
+  t.is((await enrollment(app.db, s)).status, 'active');
+  t.is((await app.request('POST', `/api/v1/contacts/${eve}/suppress`, { key: key(), body: { channels: ['sms'] } })).status, 200);
+  t.like(await enrollment(app.db, s), { status: 'cancelled', end_reason: 'suppressed' });
+});
