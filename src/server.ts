@@ -14,7 +14,7 @@ import { createInternalGraphql } from './graphql/internal.ts';
 import { RateLimiter, postgresWindowStore } from './http/rate-limit.ts';
 import { log } from './log.ts';
 import { AREAS } from './areas.ts';
-import { operationsOf } from './registry/area.ts';
+import { operationsOf, pagesOf } from './registry/area.ts';
 import { describeSeed, seedIfEmpty } from './seed/demo.ts';
 import { startWorker } from './worker.ts';
 import { createTransports } from './delivery/index.ts';
@@ -82,12 +82,12 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   const heavy = createHeavyLane(db.loginUrl, config);
   const limiter = config.rateLimit ? new RateLimiter({ limit: config.rateLimit, store: postgresWindowStore(pool) }) : undefined;
   const graphql = await createInternalGraphql({ pool, heavy, config, areas: AREAS });
-  const app = createApp({ pool, heavy, config, operations: operationsOf(AREAS), limiter, mount: graphql.mount });
+  const app = createApp({ pool, heavy, config, operations: operationsOf(AREAS), pages: pagesOf(AREAS), limiter, mount: graphql.mount });
   const server = await listen(app, opts.port ?? config.port, config.host);
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : config.baseUrl;
   let runner: Runner | undefined;
-  if (transports) runner = await startWorker(db.ownerUrl, transports);
+  if (transports) runner = await startWorker(db.ownerUrl, transports, config.baseUrl);
   log.info({ url, worker: opts.worker }, 'serving');
 
   let stopping: Promise<void> | undefined;

@@ -7,7 +7,7 @@
 // purpose: cutting a send short leaves its outcome unknown, and the transports' own timeouts
 // already bound how long a delivery takes. A process killed outright leaves its jobs locked
 // until graphile-worker frees locks older than 4 hours; they run then.
-import { run, Logger, type Runner, type TaskList } from 'graphile-worker';
+import { run, runOnce, Logger, type Runner, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import { platformCrontab, platformTasks } from '../workers/index.ts';
 import { AREAS } from './areas.ts';
@@ -34,8 +34,9 @@ export const allTasks = (deps: TaskDeps): TaskList => ({ ...platformTasks(deps),
 export const crontab = [...platformCrontab, ...AREAS.flatMap((a) => a.crontab ?? [])].join('\n');
 
 /** Starts the workers; `transports` (from createTransports, which validates the settings) default to the environment's. */
-export async function startWorker(connectionString: string, transports: Transports = createTransports(loadConfig())): Promise<Runner> {
-  const taskList = allTasks({ transports });
+export async function startWorker(connectionString: string, transports: Transports = createTransports(loadConfig()),
+  baseUrl?: string): Promise<Runner> {
+  const taskList = allTasks({ transports, baseUrl });
   // Our own pool, so that stop() resolves only once every worker connection is closed: the pool
   // graphile-worker makes is ended without waiting, and a connection still closing when the
   // embedded database stops would throw. Sized as graphile-worker's default (concurrency + room).
@@ -60,4 +61,35 @@ export async function startWorker(connectionString: string, transports: Transpor
     }
   };
   return { ...runner, stop, [Symbol.asyncDispose]: () => stop() };
+}
+
+/**
+ * `svc admin jobs drain`: runs every job that is due now (and those they make due now: a step
+ * that moves on to one with no delay), then resolves; jobs due later stay queued. For tests and
+ * demos, which would otherwise wait for the worker's poll. Past `timeoutMs` it rejects: jobs
+ * still running then finish or are retried by graphile-worker as usual.
+ */
+export async function drainJobs(connectionString: string, transports: Transports, opts: { timeoutMs?: number; baseUrl?: string } = {})
+  : Promise<{ drained: true; due_later: number }> {
+  const pgPool = new pg.Pool({ connectionString, max: 4 });
+  pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
+  const count = async (sql: string) => Number((await pgPool.query(sql)).rows[0].n);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const drained = runOnce({ pgPool, taskList: allTasks({ transports, baseUrl: opts.baseUrl }), concurrency: 2, logger: workerLogger,
+      preset: workerPreset });
+    if (opts.timeoutMs !== undefined) {
+      const timeoutMs = opts.timeoutMs;
+      await Promise.race([drained, new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`jobs still running after ${timeoutMs / 1000} s`)), timeoutMs);
+      })]);
+    } else {
+      await drained;
+    }
+    const dueLater = await count(`select count(*) as n from graphile_worker._private_jobs where run_at > now() and locked_at is null`);
+    return { drained: true, due_later: dueLater };
+  } finally {
+    clearTimeout(timer);
+    await pgPool.end();
+  }
 }

@@ -11,7 +11,7 @@ import { AREAS } from '../areas.ts';
 import { operationsOf } from '../registry/area.ts';
 import { openApiDocument } from '../registry/openapi.ts';
 import { serve } from '../server.ts';
-import { startWorker } from '../worker.ts';
+import { drainJobs, startWorker } from '../worker.ts';
 import {
   AdminError, FixtureError, adminApply, readOutbox, revokeKey, setRoleAccess, updateOrg, updateUser,
 } from '../admin/commands.ts';
@@ -36,6 +36,7 @@ const USAGE = `usage: svc <command>
   admin role-access --org ORG_ID --role R --agent-access on|off
   admin org update --id ORG_ID [--mcp on|off] [--tag-limit N]
   admin outbox --org ORG_ID [--since ISO]
+  admin jobs drain [--timeout S]      run every background job due now, then exit
   seed demo                          create the demo organization and print its keys`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -126,6 +127,15 @@ async function admin(argv: string[]): Promise<void> {
         for (const row of await readOutbox(pool, values.org, values.since)) process.stdout.write(`${JSON.stringify(row)}\n`);
       });
     }
+    case 'jobs drain': {
+      const { values } = args(rest, { timeout: { type: 'string' } });
+      const seconds = values.timeout === undefined ? undefined : Number(values.timeout);
+      if (seconds !== undefined && !(Number.isFinite(seconds) && seconds > 0)) throw new UsageError('--timeout must be a number of seconds');
+      const config = loadConfig();
+      const transports = createTransports(config);
+      return withOwner(async (_pool, db) => print(await drainJobs(db.ownerUrl, transports,
+        { timeoutMs: seconds === undefined ? undefined : seconds * 1000, baseUrl: config.baseUrl })));
+    }
     default:
       throw new UsageError(`unknown admin command: ${argv.join(' ') || '(none)'}`);
   }
@@ -152,7 +162,7 @@ async function main(argv: string[]): Promise<void> {
       const started = (async () => {
         const db = await openDatabase(config);
         await migrate(db.ownerUrl, db.loginPassword);
-        return { db, runner: await startWorker(db.ownerUrl, transports) };
+        return { db, runner: await startWorker(db.ownerUrl, transports, config.baseUrl) };
       })();
       untilSignal(async () => {
         const { db, runner } = await started;

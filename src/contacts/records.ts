@@ -14,7 +14,9 @@ const EventName = z.string().regex(/^[a-z][a-z0-9_]{0,99}$/, 'lowercase letters,
 
 const Event = z.strictObject({
   name: EventName,
-  key: z.string().min(1).max(255).describe('A stable id of this occurrence (for example the session id); retries send the same key')
+  key: z.string().min(1).max(255).optional()
+    .describe('A stable id of this occurrence (for example the session id); retries send the same key. Without it an '
+      + 'assessment_abandoned event is legacy_unverified: accepted but not deduplicated')
     .meta({ examples: ['session-1'] }),
 });
 
@@ -53,7 +55,7 @@ const UpsertResponse = Contact.extend({
   created: z.boolean().describe('true when this call created the contact'),
   assessmentAbandonment: z.object({
     status: z.enum(['accepted', 'no_subscriber', 'legacy_unverified']),
-    key: z.string(),
+    key: z.string().nullable().describe('The event\'s key; null for an event sent without one (legacy_unverified)'),
   }).optional().describe('Receipt for an assessment_abandoned event: accepted (durable enrollment acceptance), or '
     + 'no_subscriber (no active sequence subscribes; the key stays unspent, so a retry may still enroll)'),
 });

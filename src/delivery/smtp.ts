@@ -10,11 +10,15 @@ export function smtpTransport(url: string): Transport {
     name: 'smtp',
     async send(m) {
       const domain = m.sender?.split('@')[1] || 'localhost';
+      // Headers the message was built with (meta.headers: List-Unsubscribe and
+      // List-Unsubscribe-Post on sequence mail); Message-ID is nodemailer's messageId below.
+      const { 'Message-ID': _messageId, ...headers } = (m.meta?.headers ?? {}) as Record<string, string>;
       await mailer.sendMail({
         from: m.sender ?? undefined,
         to: m.recipient,
         subject: m.subject ?? '',
-        text: m.body,
+        ...(m.meta?.html === true ? { html: m.body } : { text: m.body }),
+        headers,
         // Stable per message: if a retry sends it again (see workers/deliver_message.ts), the
         // receiving side can recognise the duplicate.
         messageId: `<${m.id}@${domain}>`,

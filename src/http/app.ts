@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { authorizationHeaderCount, bearerKey } from '../auth/keys.ts';
 import { log } from '../log.ts';
 import type { AnyOperation } from '../registry/operation.ts';
+import type { PublicPage } from '../registry/area.ts';
 import { openApiDocument } from '../registry/openapi.ts';
 import { ApiError, badRequest, envelope, notFound, toApiError, unauthorized } from '../platform/errors.ts';
 import { readJsonBody, readQuery, validateInput } from '../platform/input.ts';
@@ -17,6 +18,8 @@ export interface AppDeps extends ExecuteDeps {
   operations: readonly AnyOperation[];
   /** Absent when rate limiting is off. */
   limiter?: RateLimiter;
+  /** The areas' public pages (no credential), outside /api/v1. */
+  pages?: readonly PublicPage[];
   /** Further routes (internal endpoints), mounted before the 404 handler. */
   mount?: (app: express.Express) => void;
 }
@@ -107,6 +110,13 @@ export function createApp(deps: AppDeps): express.Express {
     res.set('Allow', 'POST');
     sendError(req, res, new ApiError(405, 'method_not_allowed', 'The MCP endpoint is stateless: only POST is served'));
   });
+
+  for (const page of deps.pages ?? []) {
+    const method = page.method.toLowerCase() as 'get' | 'post';
+    app[method](page.path, rateLimited(deps.limiter, `${page.method} ${page.path}`), (req, res, next) => {
+      page.handle(req, res, { pool: deps.pool }).catch(next);
+    });
+  }
 
   app.use('/internal', rateLimited(deps.limiter, 'internal'));
   deps.mount?.(app);

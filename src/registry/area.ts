@@ -4,6 +4,8 @@
 // operator's fixtures) reads Areas and names none. An area brings its SQL in its own migration
 // files (db/README.md) and its tests in test/<area>/.
 import type { TaskList } from 'graphile-worker';
+import type { Request, Response } from 'express';
+import type pg from 'pg';
 import type { FixtureSection } from '../admin/fixture.ts';
 import type { Transports } from '../delivery/index.ts';
 import type { GraphqlExposure } from '../graphql/exposed.ts';
@@ -12,6 +14,21 @@ import type { AnyOperation } from './operation.ts';
 /** What background tasks get from the process that runs them. */
 export interface TaskDeps {
   transports: Transports;
+  /** The service's public base URL (links in messages); the environment's (SVC_BASE_URL) when absent. */
+  baseUrl?: string;
+}
+
+/**
+ * A page or form endpoint outside /api/v1 that needs no credential (an unsubscribe link in an
+ * email): it authenticates nothing itself but what its URL carries. Mounted as given, rate
+ * limited per route like every route.
+ */
+export interface PublicPage {
+  method: 'GET' | 'POST';
+  /** An express path, not under /api/v1 (`/unsubscribe/:token`). */
+  path: string;
+  /** `pool` is the request pool (svc_login): the page sets its own role and calls only what it is granted. */
+  handle(req: Request, res: Response, deps: { pool: pg.Pool }): Promise<void>;
 }
 
 export interface Area {
@@ -25,6 +42,8 @@ export interface Area {
   crontab?: readonly string[];
   /** Its part of the tenant fixture of `svc admin apply`, and of the demo organization. */
   fixture?: FixtureSection;
+  /** Its public pages (no credential), outside /api/v1. */
+  pages?: readonly PublicPage[];
   graphql?: {
     /** The tables internal GraphQL shows of the area, each with its shown columns (graphql/exposed.ts). */
     tables: GraphqlExposure;
@@ -35,6 +54,9 @@ export interface Area {
 
 /** Every operation of the areas, in the areas' order. */
 export const operationsOf = (areas: readonly Area[]): AnyOperation[] => areas.flatMap((a) => a.operations);
+
+/** Every public page of the areas. */
+export const pagesOf = (areas: readonly Area[]): PublicPage[] => areas.flatMap((a) => a.pages ?? []);
 
 /** The areas' task lists merged; a task identifier declared twice is a mistake caught at start. */
 export function tasksOf(areas: readonly Area[], deps: TaskDeps): TaskList {

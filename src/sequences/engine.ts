@@ -1,6 +1,12 @@
-// The engine: enrolling contacts, running each due step once, sending a step as a test.
+// The engine: enrolling contacts, running each due step once, sending a step as a test, and the
+// unsubscribe page its email links to. docs/sequences-engine.md describes it.
 import type { Area } from '../registry/area.ts';
 import type { AnyOperation } from '../registry/operation.ts';
+import { sequencesEnroll } from './enroll.ts';
+import { sequenceStep } from './sequence_step.ts';
+import { sequencesTestStep } from './test_step.ts';
+import { unsubscribePages } from './unsubscribe.ts';
 
-export const engineOperations: AnyOperation[] = [];
-export const engineTasks: Area['tasks'] = undefined;
+export const engineOperations: AnyOperation[] = [sequencesEnroll, sequencesTestStep];
+export const engineTasks: Area['tasks'] = (deps) => ({ sequence_step: sequenceStep(deps) });
+export const enginePages: Area['pages'] = unsubscribePages;

@@ -2,7 +2,7 @@
 // and the engine that sends each step once.
 import type { Area } from '../registry/area.ts';
 import { authoringOperations, sequencesFixture } from './authoring.ts';
-import { engineOperations, engineTasks } from './engine.ts';
+import { engineOperations, enginePages, engineTasks } from './engine.ts';
 import { enrollmentOperations } from './enrollments.ts';
 
 export const sequences: Area = {
@@ -11,4 +11,5 @@ export const sequences: Area = {
   operations: [...authoringOperations, ...engineOperations, ...enrollmentOperations],
   tasks: engineTasks,
   fixture: sequencesFixture,
+  pages: enginePages,
 };

@@ -8,7 +8,7 @@ import type { Applied } from '../../src/admin/fixture.ts';
 import { createApp, type AppDeps } from '../../src/http/app.ts';
 import { createRequestPool } from '../../src/db/request.ts';
 import { AREAS } from '../../src/areas.ts';
-import { operationsOf, type Area } from '../../src/registry/area.ts';
+import { operationsOf, pagesOf, type Area } from '../../src/registry/area.ts';
 import type { AnyOperation } from '../../src/registry/operation.ts';
 import { listen } from '../../src/server.ts';
 import { createHeavyLane, type HeavyLane } from '../../src/platform/heavy.ts';
@@ -87,7 +87,7 @@ export async function startApp(opts: {
   const mount = await opts.mount?.({ pool, heavy, config, areas: AREAS });
   const limiter = opts.limiter?.(pool, config);
   const operations = opts.operations ?? operationsOf(AREAS);
-  const app = createApp({ pool, heavy, config, operations, mount, clock: opts.clock, limiter });
+  const app = createApp({ pool, heavy, config, operations, pages: pagesOf(AREAS), mount, clock: opts.clock, limiter });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -3,6 +3,7 @@
 // operations to build its sequences. Each part's own helpers live in test/sequences/<part>-helpers.ts.
 import type { TestDatabase } from '../helpers/db.ts';
 import { authoringMalformedInput, composeMalformedInput } from './authoring-helpers.ts';
+import { engineMalformedInput } from './engine-helpers.ts';
 
 const ALWAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' }));
 
@@ -47,4 +48,4 @@ export async function insertSequence(db: TestDatabase, organizationId: string, s
 }
 
 // The area's part of the malformed-input suite: each part's pool, composed (add a part to the list).
-export const malformedInput = composeMalformedInput(authoringMalformedInput);
+export const malformedInput = composeMalformedInput(authoringMalformedInput, engineMalformedInput);

@@ -1,0 +1,52 @@
+// Task `sequence_step`: runs the step an enrollment stands on, once (payload {organization_id,
+// enrollment_id, step_key}; job key sequence_step:<enrollment id>, so an enrollment has at most
+// one pending job). Runs on graphile-worker's owner connection, since the engine's functions
+// are the owner's (app_private).
+//
+// Exactly the order that keeps a message from going twice:
+//   1. app_private.sequence_step_claim: one transaction (one statement) that checks the
+//      enrollment, its exits and the send-time rules, and either finishes the step (wait,
+//      skip, exit) or claims the message: step run `sending` + the message row, committed.
+//   2. The transport gets the message, after that commit.
+//   3. app_private.sequence_step_record: the transport's answer (sent or failed) and the move
+//      to the next step, in a second transaction.
+// The local sink (EMAIL_TRANSPORT/SMS_TRANSPORT=sink) is a table: nothing leaves the database, so
+// the claim writes its outbox row (the row the sink writes) and records it in one transaction.
+// If the process dies between 1 and 3, the step run stays `sending`; the job runs again once
+// graphile-worker frees it, the claim finds `sending`, marks it `unknown` and moves on: the
+// message is never handed over a second time.
+import type { Task } from 'graphile-worker';
+import { z } from 'zod';
+import { loadConfig } from '../config.ts';
+import type { OutgoingMessage } from '../delivery/index.ts';
+import type { TaskDeps } from '../registry/area.ts';
+
+const Payload = z.object({ organization_id: z.uuid(), enrollment_id: z.uuid(), step_key: z.string().min(1) });
+
+type Claim = { action: 'none' | 'done' } | { action: 'send'; message: OutgoingMessage };
+
+export function sequenceStep(deps: TaskDeps): Task {
+  const baseUrl = deps.baseUrl ?? loadConfig().baseUrl;
+  // Channels whose transport is the local sink, a table: the claim stores and records their
+  // messages in its own transaction (nothing leaves the database, so exactly once).
+  const sinkChannels = (['email', 'sms'] as const).filter((c) => deps.transports[c].name === 'sink');
+  return async (payload, helpers) => {
+    const { organization_id, enrollment_id, step_key } = Payload.parse(payload);
+    await helpers.withPgClient(async (client) => {
+      const { rows } = await client.query<{ claim: Claim }>(
+        'select app_private.sequence_step_claim($1, $2, $3, $4, $5) as claim', [organization_id, enrollment_id, step_key, baseUrl, sinkChannels]);
+      const claim = rows[0]!.claim;
+      if (claim.action !== 'send') return;
+      const message = claim.message;
+      let error: string | null = null;
+      try {
+        await deps.transports[message.channel].send(message, client);
+      } catch (e) {
+        error = String((e as Error)?.message ?? e).slice(0, 1000);
+        helpers.logger.warn(`sequence message ${message.id} refused by the ${message.channel} transport: ${error}`);
+      }
+      await client.query('select app_private.sequence_step_record($1, $2, $3, $4, $5)',
+        [organization_id, enrollment_id, step_key, message.id, error]);
+    });
+  };
+}

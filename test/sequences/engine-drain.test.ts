@@ -1,0 +1,39 @@
+// `svc admin jobs drain [--timeout S]`: runs every job due now (and what they make due now),
+// leaves later ones queued, and exits; bad flags are one line on stderr.
+import test from 'ava';
+import { adminApply } from '../../src/admin/commands.ts';
+import { AREAS } from '../../src/areas.ts';
+import { svc } from '../helpers/cli.ts';
+import { createTestDatabase } from '../helpers/db.ts';
+import { insertSendSchedule, insertSequence } from './helpers.ts';
+import { engineFixture, enrollment, jobOf } from './engine-helpers.ts';
+
+test('drain sends what is due through the worker\'s tasks into the outbox, and leaves later steps queued', async (t) => {
+  const db = await createTestDatabase();
+  try {
+    const tenant = await adminApply(db.owner, engineFixture(), AREAS);
+    const org = tenant.organization_id;
+    await insertSendSchedule(db, org);
+    const seq = await insertSequence(db, org, {
+      steps: [{ step_key: 'now', type: 'email', subject: 'Now', body: 'Now' }, { step_key: 'soon', type: 'sms', body: 'Soon' },
+              { step_key: 'later', type: 'email', delay: { days: 3 }, subject: 'Later', body: 'Later' }] });
+    const { rows: [{ r }] } = await db.owner.query(`select app_private.enroll_contact($1, $2, $3) as r`, [org, seq, tenant.ids.ann]);
+    const res = await svc(['admin', 'jobs', 'drain', '--timeout', '60'], { databaseUrl: db.ownerUrl });
+    t.is(res.code, 0, res.stderr);
+    t.like(JSON.parse(res.stdout), { drained: true, due_later: 1 });
+    const out = await svc(['admin', 'outbox', '--org', org], { databaseUrl: db.ownerUrl });
+    const lines = out.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    t.deepEqual(lines.map((l) => [l.channel, l.meta.step_key]), [['email', 'now'], ['sms', 'soon']]);
+    t.like(lines[0].meta, { sequence_id: seq, enrollment_id: r.enrollment.id });
+    t.like(await enrollment(db, r.enrollment.id), { status: 'active', current_step_key: 'later' });
+    t.truthy(await jobOf(db, r.enrollment.id));
+
+    for (const bad of [['--timeout', 'soon'], ['--timeout', '0'], ['--wait']]) {
+      const b = await svc(['admin', 'jobs', 'drain', ...bad], { databaseUrl: db.ownerUrl });
+      t.not(b.code, 0);
+      t.is(b.stderr.trim().split('\n').length, 1, b.stderr);
+    }
+  } finally {
+    await db.drop();
+  }
+});

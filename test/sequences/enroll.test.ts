@@ -1,0 +1,162 @@
+// sequences_enroll: every refusal with nothing written, enrolling again, email lookup, start
+// step, reach (managers, members, other organizations), MCP, and concurrent enrolls. Serial:
+// the refusals check that nothing at all changed in the organization.
+import test from 'ava';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { Applied } from '../../src/admin/fixture.ts';
+import { callTool } from '../helpers/mcp.ts';
+import { refusedWithoutWrites } from '../helpers/writes.ts';
+import { insertSendSchedule, insertSequence } from './helpers.ts';
+import { engineFixture, enroll, enrollmentsOf, events, jobOf } from './engine-helpers.ts';
+
+let app: TestApp;
+let tenant: Applied;
+let other: Applied;
+let org: string;
+let active: string;
+let north: string;
+let south: string;
+test.before(async () => {
+  ({ app, tenant } = await startWithTenant(engineFixture()));
+  other = await app.apply(engineFixture('Other Co'));
+  org = tenant.organization_id;
+  // a schedule that opens only on Mondays 09:00-10:00 New York: next_run_at moves into it
+  await insertSendSchedule(app.db, org, { timezone: 'America/New_York', windows: [{ day: 'mon', start: '09:00', end: '10:00' }] });
+  active = await insertSequence(app.db, org, {
+    steps: [{ step_key: 'hello', type: 'email', delay: { hours: 1 }, subject: 'Hi', body: 'Hello' },
+            { step_key: 'later', type: 'sms', delay: { days: 1 }, body: 'Later' }] });
+  north = await insertSequence(app.db, org, { location_id: tenant.ids.north });
+  south = await insertSequence(app.db, org, { location_id: tenant.ids.south });
+  await insertSendSchedule(app.db, other.organization_id);
+});
+test.after.always(async () => {
+  await app?.close();
+});
+
+const key = () => tenant.keys.org!;
+const path = (id: string) => `/api/v1/sequences/${id}/enrollments`;
+
+test.serial('enrolled: the first step due after its delay, run at the next opening of the send window, with its job and event', async (t) => {
+  const before = Date.now();
+  const res = await enroll(app, key(), active, { contact_id: tenant.ids.cy });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.body.status, 'enrolled');
+  t.is(res.body.reason, undefined);
+  const e = res.body.enrollment;
+  t.like(e, { sequence_id: active, contact_id: tenant.ids.cy, status: 'active', current_step_index: 0, current_step_key: 'hello',
+    source: 'manual', end_reason: null, paused_at: null });
+  const due = new Date(e.next_step_due_at).getTime();
+  t.true(due >= before + 3600_000 - 5_000 && due <= Date.now() + 3600_000, 'due in an hour');
+  const run = new Date(e.next_run_at);
+  t.true(run.getTime() >= due);
+  // Monday 09:00-10:00 in New York
+  const local = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', weekday: 'short', hour: '2-digit', hour12: false }).format(run);
+  t.regex(local, /^Mon,? 09$/, local);
+  const job = await jobOf(app.db, e.id);
+  t.is(job.key, `sequence_step:${e.id}`);
+  t.is(new Date(job.run_at).getTime(), run.getTime());
+  t.deepEqual(job.payload, { organization_id: org, enrollment_id: e.id, step_key: 'hello' });
+  t.deepEqual((await events(app.db, e.id)).map((v) => v.type), ['enrolled']);
+});
+
+test.serial('enrolling again answers skipped, already_enrolled, with the same enrollment; by email, case-insensitive', async (t) => {
+  const first = await enroll(app, key(), active, { email: 'BOB@Example.com' });
+  t.is(first.body.status, 'enrolled');
+  t.is(first.body.enrollment.contact_id, tenant.ids.bob);
+  const again = await enroll(app, key(), active, { contact_id: tenant.ids.bob });
+  t.is(again.status, 200);
+  t.is(again.body.status, 'skipped');
+  t.is(again.body.reason, 'already_enrolled');
+  t.deepEqual(again.body.enrollment, first.body.enrollment);
+  t.is((await enrollmentsOf(app.db, active)).filter((e) => e.contact_id === tenant.ids.bob).length, 1);
+});
+
+test.serial('a start step: the enrollment starts there', async (t) => {
+  const seq = await insertSequence(app.db, org, {
+    steps: [{ step_key: 'a', type: 'email', subject: 'A', body: 'A' }, { step_key: 'b', type: 'sms', body: 'B', delay: { minutes: 5 } }] });
+  const res = await enroll(app, key(), seq, { contact_id: tenant.ids.ann, start_step_key: 'b' });
+  t.is(res.status, 200);
+  t.like(res.body.enrollment, { current_step_index: 1, current_step_key: 'b' });
+});
+
+test.serial('400: neither or both identifiers, an unknown start step, a broadcast, malformed values; nothing written', async (t) => {
+  // (insertSequence would store a broadcast's trigger as JSON null, which the table refuses)
+  const { rows: [{ id: broadcast }] } = await app.db.owner.query(
+    `insert into app_public.sequences (organization_id, kind, name, steps) values ($1, 'broadcast', 'News', $2::jsonb) returning id`,
+    [org, JSON.stringify([{ step_key: 'hello', type: 'email', subject: 'News', body: 'News' }])]);
+  for (const [body, id] of [
+    [{}, active], [{ contact_id: tenant.ids.ann, email: 'ann@example.com' }, active],
+    [{ contact_id: tenant.ids.ann, start_step_key: 'nope' }, active], [{ contact_id: tenant.ids.ann }, broadcast],
+    [{ contact_id: 'not-a-uuid' }, active], [{ email: 'not an email' }, active], [{ contact_id: tenant.ids.ann, extra: 1 }, active],
+    [{ contact_id: tenant.ids.ann, start_step_key: '' }, active],
+  ] as const) {
+    await refusedWithoutWrites(t, app, org, 400, 'bad_request', () => enroll(app, key(), id, body));
+  }
+});
+
+test.serial('404: unknown sequence, unknown contact, an email no contact has, another organization\'s; nothing written', async (t) => {
+  const otherSeq = await insertSequence(app.db, other.organization_id);
+  for (const [id, body] of [
+    ['00000000-0000-4000-8000-000000000000', { contact_id: tenant.ids.ann }], [active, { contact_id: '00000000-0000-4000-8000-000000000000' }],
+    [active, { email: 'nobody@example.com' }], [otherSeq, { contact_id: tenant.ids.ann }], [active, { contact_id: other.ids.ann }],
+    [active, { contact_id: other.ids.cy }],
+  ] as const) {
+    await refusedWithoutWrites(t, app, org, 404, 'not_found', () => enroll(app, key(), id as string, body as Record<string, unknown>));
+  }
+  // and the other organization's key cannot reach ours
+  await refusedWithoutWrites(t, app, org, 404, 'not_found', () => enroll(app, other.keys.org!, active, { contact_id: tenant.ids.ann }));
+});
+
+test.serial('409: inactive, paused, a contact not at the sequence\'s location; nothing written', async (t) => {
+  const inactive = await insertSequence(app.db, org, { status: 'inactive' });
+  const paused = await insertSequence(app.db, org, { status: 'paused' });
+  await refusedWithoutWrites(t, app, org, 409, 'sequence_inactive', () => enroll(app, key(), inactive, { contact_id: tenant.ids.ann }));
+  await refusedWithoutWrites(t, app, org, 409, 'sequence_paused', () => enroll(app, key(), paused, { contact_id: tenant.ids.ann }));
+  // bob is at south, cy nowhere
+  await refusedWithoutWrites(t, app, org, 409, 'contact_not_at_location', () => enroll(app, key(), north, { contact_id: tenant.ids.bob }));
+  await refusedWithoutWrites(t, app, org, 409, 'contact_not_at_location', () => enroll(app, key(), north, { email: 'cy@example.com' }));
+  const ok = await enroll(app, key(), north, { contact_id: tenant.ids.ann });
+  t.is(ok.body.status, 'enrolled');
+});
+
+test.serial('reach: a manager with the sequences power enrolls at its location; an organization-wide sequence is 403, another location\'s 404', async (t) => {
+  const mgr = tenant.keys.mgr_personal!;
+  const res = await enroll(app, mgr, north, { contact_id: tenant.ids.dee });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  await refusedWithoutWrites(t, app, org, 403, 'insufficient_role', () => enroll(app, mgr, active, { contact_id: tenant.ids.dee }));
+  await refusedWithoutWrites(t, app, org, 404, 'not_found', () => enroll(app, mgr, south, { contact_id: tenant.ids.bob }));
+  // a contact out of the manager's reach is absent
+  const northAll = await insertSequence(app.db, org, { location_id: tenant.ids.north });
+  await refusedWithoutWrites(t, app, org, 404, 'not_found', () => enroll(app, mgr, northAll, { contact_id: tenant.ids.cy }));
+});
+
+test.serial('members, managers without the sequences power, and keys without the scope are refused', async (t) => {
+  for (const k of ['member_key', 'north_member', 'sam_personal', 'quiet_personal', 'weak_mgr_personal', 'north_mgr', 'staff_mgr_key']) {
+    await refusedWithoutWrites(t, app, org, 403, 'insufficient_role', () => enroll(app, tenant.keys[k]!, north, { contact_id: tenant.ids.ann }));
+  }
+  const res = await refusedWithoutWrites(t, app, org, 403, 'insufficient_scope',
+    () => enroll(app, tenant.keys.org_reader!, north, { contact_id: tenant.ids.ann }));
+  t.is(res.body.required, 'sequences:write');
+});
+
+test.serial('MCP: the same operation as a tool; a refusal is a tool error with the envelope', async (t) => {
+  const seq = await insertSequence(app.db, org);
+  const ok = await callTool(app, key(), 'sequences_enroll', { sequenceId: seq, email: 'dee@example.com' });
+  t.false(ok.isError);
+  t.is(ok.body.status, 'enrolled');
+  const again = await callTool(app, key(), 'sequences_enroll', { sequenceId: seq, contact_id: tenant.ids.dee });
+  t.is(again.body.status, 'skipped');
+  const bad = await callTool(app, key(), 'sequences_enroll', { sequenceId: seq });
+  t.true(bad.isError);
+  t.like(bad.body, { statusCode: 400, error: 'bad_request' });
+});
+
+test.serial('concurrent enrolls of one contact make one live enrollment; the rest answer it as skipped', async (t) => {
+  const seq = await insertSequence(app.db, org);
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+    enroll(app, key(), seq, i % 2 ? { contact_id: tenant.ids.ann } : { email: 'ann@example.com' })));
+  t.true(answers.every((r) => r.status === 200), JSON.stringify(answers.map((r) => r.status)));
+  t.is(answers.filter((r) => r.body.status === 'enrolled').length, 1);
+  t.is(new Set(answers.map((r) => r.body.enrollment.id)).size, 1);
+  t.is((await enrollmentsOf(app.db, seq)).length, 1);
+});
