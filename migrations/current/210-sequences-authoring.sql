@@ -567,8 +567,9 @@ grant execute on function app_hidden.sequence_require_no_blockers(app_public.seq
 -- Enrollment events are written by the owner only; this helper acts for the current credential
 -- on a sequence it may write (checked again here, as it runs as the owner):
 --   pause:      every active enrollment paused (paused_at now), with a 'paused' event
---   resume:     every paused enrollment active again, its due times moved forward by the time it
---               was held (now - paused_at), a 'resumed' event, and its step job scheduled
+--   resume:     every paused enrollment active again, its due time moved forward by the time it
+--               was held (now - paused_at) and its run time that moved due time in the send
+--               window, a 'resumed' event, and its step job scheduled
 --   deactivate: every live enrollment cancelled (reason sequence_deactivated)
 -- A pending sequence_step job of a paused or cancelled enrollment finds it so and does nothing.
 create or replace function app_hidden.sequence_move_enrollments(sequence_id uuid, action text) returns int
@@ -599,8 +600,14 @@ begin
       with resumed as (
         update app_public.enrollments e
            set status = 'active', next_step_due_at = e.next_step_due_at + (now() - e.paused_at),
-               next_run_at = e.next_run_at + (now() - e.paused_at), paused_at = null, updated_at = now()
-         where e.organization_id = org and e.sequence_id = sequence_move_enrollments.sequence_id and e.status = 'paused'
+               -- the moved due time, into the send window again: a step moved past the window's
+               -- close waits for its next opening instead of going out at night
+               next_run_at = app_hidden.sequence_next_run(org, s.send_schedule_id,
+                                                          coalesce(e.next_step_due_at, e.next_run_at) + (now() - e.paused_at)),
+               paused_at = null, updated_at = now()
+          from app_public.sequences s
+         where s.organization_id = org and s.id = sequence_move_enrollments.sequence_id
+           and e.organization_id = org and e.sequence_id = sequence_move_enrollments.sequence_id and e.status = 'paused'
         returning e.id, e.current_step_key
       ), logged as (
         insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key)

@@ -257,6 +257,30 @@ test.serial('pause for N hours then resume: every due time moved forward by N ho
   }
 });
 
+test.serial('resume puts the moved due time back into the send window: a step moved past the window waits for its next opening', async (t) => {
+  // one daily window, six hours after the time the step will be due once moved by the 5 hours held
+  const dueAfter = new Date(Date.now() + 7 * 3_600_000); // due in 2 hours, held 5
+  const opens = (dueAfter.getUTCHours() + 6) % 24;
+  const hh = (h: number) => String(h).padStart(2, '0');
+  const windows = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']
+    .map((day) => ({ day, start: `${hh(opens)}:00`, end: opens === 23 ? '24:00' : `${hh(opens + 1)}:00` }));
+  const [schedule] = await rows(app, `insert into app_public.send_schedules (organization_id, name, timezone, windows)
+    values ($1, 'One hour a day', 'UTC', $2::jsonb) returning id`, [acme.organization_id, JSON.stringify(windows)]);
+  const s = await active({ ...automation(), send_schedule_id: schedule.id });
+  await post(s.id, 'pause');
+  const [id] = await enroll(s.id, [acme.ids.ann!], { status: 'paused', pausedAgo: '5 hours', dueIn: '2 hours' });
+  t.is((await post(s.id, 'resume')).status, 200);
+  const [e] = await rows(app, `select next_step_due_at, next_run_at,
+      app_hidden.next_send_time('UTC', $2::jsonb, next_step_due_at) as opening
+    from app_public.enrollments where id = $1`, [id, JSON.stringify(windows)]);
+  t.true(Math.abs(e.next_step_due_at.getTime() - dueAfter.getTime()) < 120_000, 'due moved by the 5 hours held');
+  t.is(e.next_run_at.getUTCHours(), opens, 'runs when the window opens');
+  t.is(e.next_run_at.getTime(), e.opening.getTime());
+  t.true(e.next_run_at.getTime() > e.next_step_due_at.getTime());
+  const [job] = await rows(app, `select run_at from graphile_worker.jobs where key = $1`, [`sequence_step:${id}`]);
+  t.is(job.run_at.getTime(), e.next_run_at.getTime());
+});
+
 test.serial('is_active: false deactivates and cancels every live enrollment; resume cannot undo it', async (t) => {
   const s = await active();
   const [live] = await enroll(s.id, [acme.ids.ann!]);
