@@ -161,10 +161,20 @@ set search_path to pg_catalog, public, pg_temp as $$
 declare
   org uuid := app_hidden.current_org_id();
   s app_public.sequences;
+  e app_public.enrollments;
 begin
   select * into s from app_public.sequences x where x.organization_id = org and x.id = sequences_enroll_write.sequence_id;
   if not found or not app_hidden.current_may_write_sequence(s.location_id) then
     perform app_hidden.raise_error(403, 'insufficient_role', 'This credential may not enroll contacts in this sequence');
+  end if;
+  -- Enrolling again while active or paused (the spec's enrollment table) answers the existing
+  -- enrollment, before the sequence's own state: a contact held in a paused sequence is skipped
+  -- as already enrolled, not refused as if it were new.
+  select * into e from app_public.enrollments x
+   where x.organization_id = org and x.sequence_id = s.id and x.contact_id = sequences_enroll_write.contact_id
+     and x.status in ('active', 'paused');
+  if found then
+    return jsonb_build_object('status', 'skipped', 'reason', 'already_enrolled', 'enrollment', app_hidden.enrollment_json(e));
   end if;
   if s.status = 'inactive' then
     perform app_hidden.raise_error(409, 'sequence_inactive', 'The sequence is not active; activate it first');
@@ -180,8 +190,8 @@ begin
   return app_private.enroll_contact(org, s.id, sequences_enroll_write.contact_id, start_step_key, 'manual', null);
 end $$;
 comment on function app_hidden.sequences_enroll_write(uuid, uuid, text) is
-  'sequences_enroll''s write as the owner: the credential may write the sequence; 409 sequence_inactive, sequence_paused, '
-  'contact_not_at_location; then app_private.enroll_contact.';
+  'sequences_enroll''s write as the owner: the credential may write the sequence; a live enrollment answers skipped '
+  '(already_enrolled); 409 sequence_inactive, sequence_paused, contact_not_at_location; then app_private.enroll_contact.';
 grant execute on function app_hidden.sequences_enroll_write(uuid, uuid, text) to svc_request;
 
 create or replace function app_public.sequences_enroll(sequence_id uuid, contact_id uuid, email text, start_step_key text)

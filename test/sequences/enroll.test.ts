@@ -6,6 +6,7 @@ import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { callTool } from '../helpers/mcp.ts';
 import { refusedWithoutWrites } from '../helpers/writes.ts';
+import { rows } from '../helpers/sql.ts';
 import { insertSendSchedule, insertSequence } from './helpers.ts';
 import { engineFixture, enroll, enrollmentsOf, events, jobOf } from './engine-helpers.ts';
 
@@ -69,6 +70,20 @@ test.serial('enrolling again answers skipped, already_enrolled, with the same en
   t.is(again.body.reason, 'already_enrolled');
   t.deepEqual(again.body.enrollment, first.body.enrollment);
   t.is((await enrollmentsOf(app.db, active)).filter((e) => e.contact_id === tenant.ids.bob).length, 1);
+});
+
+test.serial('enrolling again while the enrollment is paused (its sequence paused) answers skipped, already_enrolled, not 409', async (t) => {
+  const paused = await insertSequence(app.db, org, { status: 'paused' });
+  const [held] = await rows({ db: app.db }, `insert into app_public.enrollments (organization_id, sequence_id, contact_id, status,
+      current_step_index, current_step_key, next_step_due_at, next_run_at, paused_at)
+    values ($1, $2, $3, 'paused', 0, 'hello', now(), now(), now()) returning id`, [org, paused, tenant.ids.ann]);
+  const before = await enrollmentsOf(app.db, paused);
+  const again = await enroll(app, key(), paused, { contact_id: tenant.ids.ann });
+  t.is(again.status, 200, JSON.stringify(again.body));
+  t.like(again.body, { status: 'skipped', reason: 'already_enrolled', enrollment: { id: held.id, status: 'paused' } });
+  t.deepEqual(await enrollmentsOf(app.db, paused), before);
+  // a contact not in it is refused: the sequence is paused
+  await refusedWithoutWrites(t, app, org, 409, 'sequence_paused', () => enroll(app, key(), paused, { contact_id: tenant.ids.cy }));
 });
 
 test.serial('a start step: the enrollment starts there', async (t) => {
