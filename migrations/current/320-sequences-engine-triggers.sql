@@ -13,6 +13,13 @@ set local role svc_owner;
 -- assessmentAudience filter for assessment_abandoned); any other state or trigger subscribes to
 -- nothing. Kept by a trigger on the table, so every way a sequence changes (activate, pause,
 -- update, deactivate) keeps it right.
+-- A location-bound sequence takes only contacts linked to its location: its subscription says
+-- so, and an event of a contact elsewhere finds no subscriber (receipt no_subscriber, key
+-- unspent), instead of an `accepted` that enrolls nobody.
+alter table app_private.event_subscriptions add column if not exists location_id uuid;
+comment on column app_private.event_subscriptions.location_id is
+  'The subscriber takes only contacts linked to this location (NULL: any contact of the organization).';
+
 create or replace function app_private.tg_sequences__subscriptions() returns trigger
 language plpgsql security definer
 set search_path to pg_catalog, public, pg_temp as $$
@@ -26,10 +33,11 @@ begin
    where es.organization_id = new.organization_id and es.subscriber_kind = 'sequence' and es.subscriber_id = new.id
      and es.event is distinct from wanted;
   if wanted is not null then
-    insert into app_private.event_subscriptions (organization_id, event, subscriber_kind, subscriber_id, assessment_audience)
-    values (new.organization_id, wanted, 'sequence', new.id, audience)
+    insert into app_private.event_subscriptions (organization_id, event, subscriber_kind, subscriber_id, assessment_audience,
+                                                 location_id)
+    values (new.organization_id, wanted, 'sequence', new.id, audience, new.location_id)
     on conflict (organization_id, event, subscriber_kind, subscriber_id)
-    do update set assessment_audience = excluded.assessment_audience;
+    do update set assessment_audience = excluded.assessment_audience, location_id = excluded.location_id;
   end if;
   return null;
 end $$;
@@ -37,7 +45,7 @@ comment on function app_private.tg_sequences__subscriptions() is
   'Keeps the sequence''s row of app_private.event_subscriptions: present while it is an active automation with an event trigger.';
 revoke execute on function app_private.tg_sequences__subscriptions() from public;
 drop trigger if exists _500_subscriptions on app_public.sequences;
-create trigger _500_subscriptions after insert or update of status, kind, trigger on app_public.sequences
+create trigger _500_subscriptions after insert or update of status, kind, trigger, location_id on app_public.sequences
   for each row execute function app_private.tg_sequences__subscriptions();
 
 create or replace function app_private.tg_sequences__unsubscribe() returns trigger

@@ -191,3 +191,22 @@ test.serial('suppressing a contact already suppressed still cancels the sequence
   t.is((await app.request('POST', `/api/v1/contacts/${eve}/suppress`, { key: key(), body: { channels: ['sms'] } })).status, 200);
   t.like(await enrollment(app.db, s), { status: 'cancelled', end_reason: 'suppressed' });
 });
+
+test.serial('an event of a contact a location-bound sequence cannot take: no_subscriber, key unspent; at the location: accepted and enrolled', async (t) => {
+  const seq = await insertSequence(app.db, org, { location_id: tenant.ids.north, trigger: { type: 'event', event: 'assessment_abandoned' } });
+  try {
+    // bob is linked to south only
+    const elsewhere = await upsert({ email: 'bob@example.com', events: [{ name: 'assessment_abandoned', key: 'loc-1' }] });
+    t.is(elsewhere.status, 200, JSON.stringify(elsewhere.body));
+    t.deepEqual(elsewhere.body.assessmentAbandonment, { status: 'no_subscriber', key: 'loc-1' });
+    t.is((await enrollmentsOf(app.db, seq)).length, 0);
+    // the key was not spent: ann, at north, is accepted with it
+    const north = await upsert({ email: 'ann@example.com', events: [{ name: 'assessment_abandoned', key: 'loc-1' }] });
+    t.deepEqual(north.body.assessmentAbandonment, { status: 'accepted', key: 'loc-1' });
+    const rows = await enrollmentsOf(app.db, seq);
+    t.is(rows.length, 1);
+    t.is(rows[0].contact_id, tenant.ids.ann);
+  } finally {
+    await setStatus(seq, 'inactive');
+  }
+});
