@@ -50,12 +50,34 @@ comment on function app_private.new_unsubscribe_token(uuid, text, uuid, uuid, uu
 revoke execute on function app_private.new_unsubscribe_token(uuid, text, uuid, uuid, uuid) from public;
 
 --------------------------------------------------------------------------------
+-- When a contact's stage last changed
+--------------------------------------------------------------------------------
+-- The stage_changed exit asks whether the contact moved to a stage since it enrolled, which
+-- updated_at cannot tell (any edit moves it). Set on insert and whenever stage_id changes.
+alter table app_public.contacts add column if not exists stage_changed_at timestamptz not null default now();
+comment on column app_public.contacts.stage_changed_at is 'When stage_id last changed (or the contact was created).';
+
+create or replace function app_private.tg_contacts__stage_changed_at() returns trigger
+language plpgsql as $$
+begin
+  new.stage_changed_at := now();
+  return new;
+end $$;
+comment on function app_private.tg_contacts__stage_changed_at() is 'Stamps contacts.stage_changed_at when the stage changes.';
+revoke execute on function app_private.tg_contacts__stage_changed_at() from public;
+drop trigger if exists _200_stage_changed_at on app_public.contacts;
+create trigger _200_stage_changed_at before update of stage_id on app_public.contacts
+  for each row when (old.stage_id is distinct from new.stage_id)
+  execute function app_private.tg_contacts__stage_changed_at();
+
+--------------------------------------------------------------------------------
 -- Exits and next steps
 --------------------------------------------------------------------------------
 -- The first exit condition of the enrollment's sequence that holds now (its type), or NULL.
 -- `replied`: the enrollment has a replied event; `tag_added`: the contact carries the tag, added
--- since it enrolled; `stage_changed`: the contact stands on the stage (since it enrolled, when
--- the stage changed); `condition`: app_hidden.condition_holds. Other types (appointment_booked)
+-- since it enrolled; `stage_changed`: the contact moved to the stage since it enrolled
+-- (contacts.stage_changed_at; a contact already on it when enrolled does not exit by another
+-- edit); `condition`: app_hidden.condition_holds. Other types (appointment_booked)
 -- hold once their area records them.
 create or replace function app_private.exit_condition_holding(e app_public.enrollments, exits jsonb) returns text
 language plpgsql stable security definer
@@ -78,7 +100,7 @@ begin
     elsif x->>'type' = 'stage_changed' then
       if exists (select 1 from app_public.contacts c
                   where c.organization_id = e.organization_id and c.id = e.contact_id
-                    and c.stage_id::text = x->>'stage_id' and c.updated_at >= e.created_at) then
+                    and c.stage_id::text = x->>'stage_id' and c.stage_changed_at >= e.created_at) then
         return 'stage_changed';
       end if;
     elsif x->>'type' = 'condition' then

@@ -137,6 +137,28 @@ test.serial('a stage change and a condition end enrollments when they arrive', a
   t.like(await enrollment(app.db, s), { status: 'completed', end_reason: 'exit_condition:stage_changed' });
 });
 
+test.serial('a contact already on the stage when enrolled does not exit by another edit; moving away and back ends it', async (t) => {
+  const won = tenant.ids.won!;
+  const lead = tenant.ids.lead!;
+  const bob = tenant.ids.bob!;
+  await app.request('PATCH', `/api/v1/contacts/${bob}`, { key: key(), body: { stage_id: won } });
+  const byStage = await insertSequence(app.db, org, { exit_conditions: [{ type: 'stage_changed', stage_id: won }] });
+  try {
+    const e = (await enroll(app, key(), byStage, { contact_id: bob })).body.enrollment.id;
+    await app.request('PATCH', `/api/v1/contacts/${bob}`, { key: key(), body: { name: 'Bob Renamed', custom_fields: { plan: 'silver' } } });
+    t.is((await enrollment(app.db, e)).status, 'active', 'an edit of another field is no stage change');
+    await drain(app.db); // and the check before the send does not end it either
+    t.not((await enrollment(app.db, e)).end_reason, 'exit_condition:stage_changed');
+    const again = (await enroll(app, key(), byStage, { contact_id: bob })).body;
+    const live = again.enrollment.id; // a new enrollment once the first finished its one step, else the same
+    await app.request('PATCH', `/api/v1/contacts/${bob}`, { key: key(), body: { stage_id: lead } });
+    await app.request('PATCH', `/api/v1/contacts/${bob}`, { key: key(), body: { stage_id: won } });
+    t.like(await enrollment(app.db, live), { status: 'completed', end_reason: 'exit_condition:stage_changed' });
+  } finally {
+    await setStatus(byStage, 'inactive');
+  }
+});
+
 test.serial('contacts_suppress cancels the contact\'s sequences of that channel, and only those', async (t) => {
   const emailSeq = await insertSequence(app.db, org);
   const smsSeq = await insertSequence(app.db, org, { steps: [{ step_key: 'text', type: 'sms', body: 'Hi' }] });
