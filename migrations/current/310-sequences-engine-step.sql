@@ -77,13 +77,22 @@ create trigger _200_stage_changed_at before update of stage_id on app_public.con
 -- `replied`: the enrollment has a replied event; `tag_added`: the contact carries the tag, added
 -- since it enrolled; `stage_changed`: the contact moved to the stage since it enrolled
 -- (contacts.stage_changed_at; a contact already on it when enrolled does not exit by another
--- edit); `condition`: app_hidden.condition_holds. Other types (appointment_booked)
--- hold once their area records them.
+-- edit); `condition`: app_hidden.condition_holds. Types other areas add (appointment_booked)
+-- hold when the function their row names says so.
+-- An area that adds an exit type (appointment_booked, …) gives its row the function that tells
+-- whether it holds for an enrollment: (app_public.enrollments, the exit condition jsonb) → boolean.
+alter table app_private.sequence_exit_types add column if not exists holds regprocedure;
+comment on column app_private.sequence_exit_types.holds is
+  'For an exit type of another area: its function (enrollment app_public.enrollments, exit jsonb) returns boolean, '
+  'asked when an event arrives and before each send. NULL for the sequences'' own types, evaluated here.';
+
 create or replace function app_private.exit_condition_holding(e app_public.enrollments, exits jsonb) returns text
 language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
   x jsonb;
+  hook text;
+  held boolean;
 begin
   for x in select value from jsonb_array_elements(coalesce(exits, '[]')) loop
     if x->>'type' = 'replied' then
@@ -106,6 +115,20 @@ begin
     elsif x->>'type' = 'condition' then
       if app_hidden.condition_holds(e.organization_id, e.contact_id, e.id, x->'condition') then
         return 'condition';
+      end if;
+    else
+      -- an exit type another area added: its row names the function that tells (a catalog name,
+      -- never input, so the statement is built from the catalog only)
+      select format('select %I.%I($1, $2)', n.nspname, p.proname) into hook
+        from app_private.sequence_exit_types t
+        join pg_catalog.pg_proc p on p.oid = t.holds
+        join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+       where t.type = x->>'type';
+      if hook is not null then
+        execute hook into held using e, x;
+        if held then
+          return x->>'type';
+        end if;
       end if;
     end if;
   end loop;

@@ -232,3 +232,22 @@ test.serial('an event of a contact a location-bound sequence cannot take: no_sub
     await setStatus(seq, 'inactive');
   }
 });
+
+test.serial('an exit type another area adds holds when the function its row names says so', async (t) => {
+  await app.db.owner.query(`create function public.test_exit_flagged(e app_public.enrollments, x jsonb) returns boolean
+    language sql stable as $$ select exists (select 1 from app_public.contacts c where c.id = e.contact_id and c.field_values->>'plan' = x->>'plan') $$`);
+  await app.db.owner.query(`insert into app_private.sequence_exit_types (type, area, description, fields, holds)
+    values ('plan_reached', 'test', 'The contact reached a plan.', '{"plan": {"type": "string", "required": true}}',
+            'public.test_exit_flagged(app_public.enrollments, jsonb)')`);
+  const seq = await insertSequence(app.db, org, { exit_conditions: [{ type: 'plan_reached', plan: 'diamond' }] });
+  try {
+    const cy = tenant.ids.cy!;
+    const e = (await enroll(app, key(), seq, { contact_id: cy })).body.enrollment.id;
+    t.is((await enrollment(app.db, e)).status, 'active');
+    t.is((await app.request('PATCH', `/api/v1/contacts/${cy}`, { key: key(), body: { custom_fields: { plan: 'diamond' } } })).status, 200);
+    t.like(await enrollment(app.db, e), { status: 'completed', end_reason: 'exit_condition:plan_reached' });
+  } finally {
+    await setStatus(seq, 'inactive');
+    await app.db.owner.query(`delete from app_private.sequence_exit_types where type = 'plan_reached'`);
+  }
+});
