@@ -386,8 +386,10 @@ begin
             message->>'subject', message->>'body', message->'meta');
     insert into app_public.step_runs (organization_id, enrollment_id, step_key, step_type, status, message_id)
     values (e.organization_id, e.id, e.current_step_key, step->>'type', 'sent', (message->>'id')::uuid);
+    -- the sink reports every message delivered as it stores it (sequences.md, Analytics)
     insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id)
-    values (e.organization_id, e.id, 'sent', e.current_step_key, (message->>'id')::uuid);
+    values (e.organization_id, e.id, 'sent', e.current_step_key, (message->>'id')::uuid),
+           (e.organization_id, e.id, 'delivered', e.current_step_key, (message->>'id')::uuid);
     perform app_private.advance_enrollment(e.organization_id, e.id);
     return jsonb_build_object('action', 'done');
   end if;

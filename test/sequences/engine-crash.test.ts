@@ -90,7 +90,7 @@ test('SIGKILL while the transport holds the message: no message twice, the step 
     t.is(provider.requests.length, 1, 'the SMS was never handed over again');
     t.deepEqual((await stepRuns(db, id)).map((s) => [s.step_key, s.status, s.reason]),
       [['text', 'unknown', 'interrupted'], ['mail', 'sent', null]]);
-    t.deepEqual((await events(db, id)).map((e) => e.type), ['enrolled', 'unknown', 'sent', 'completed']);
+    t.deepEqual((await events(db, id)).map((e) => e.type), ['enrolled', 'unknown', 'sent', 'delivered', 'completed']);
     t.is((await enrollment(db, id)).status, 'completed');
     const [text] = await stepRuns(db, id);
     const { rows: [m] } = await db.owner.query(`select status from app_private.outgoing_messages where id = $1`, [text.message_id]);

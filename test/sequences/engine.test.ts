@@ -71,7 +71,7 @@ test.serial('email, a wait, then SMS: each step once, into the outbox with its m
   t.is(e.status, 'completed');
   t.is(e.end_reason, 'last_step');
   t.deepEqual((await stepRuns(app.db, id)).map((r) => [r.step_key, r.status]), [['hello', 'sent'], ['pause', 'waited'], ['nudge', 'sent']]);
-  t.deepEqual((await events(app.db, id)).map((v) => v.type), ['enrolled', 'sent', 'sent', 'completed']);
+  t.deepEqual((await events(app.db, id)).map((v) => v.type), ['enrolled', 'sent', 'delivered', 'sent', 'delivered', 'completed']);
   // nothing left to run, and running again sends nothing twice
   t.falsy(await jobOf(app.db, id));
   await drain(app.db);
@@ -124,7 +124,7 @@ test.serial('an exit on a tag, checked again just before each send', async (t) =
   await drain(app.db);
   t.like(await enrollment(app.db, id), { status: 'completed', end_reason: 'exit_condition:tag_added' });
   t.deepEqual((await outbox(app.db, org)).filter((m) => m.meta.enrollment_id === id).map((m) => m.meta.step_key), ['one']);
-  t.deepEqual((await events(app.db, id)).map((e) => e.type), ['enrolled', 'sent', 'completed']);
+  t.deepEqual((await events(app.db, id)).map((e) => e.type), ['enrolled', 'sent', 'delivered', 'completed']);
 });
 
 test.serial('send-time checks: suppressed, opted out, no consent, no address are skipped with the reason, and the enrollment moves on', async (t) => {
@@ -189,7 +189,7 @@ test.serial('a transport that refuses: the step run and the message failed, the 
   await drain(app.db, { email: failing, sms: sinkTransport });
   t.deepEqual((await stepRuns(app.db, id)).map((r) => [r.step_key, r.status]), [['mail', 'failed'], ['text', 'sent']]);
   t.deepEqual((await events(app.db, id)).map((e) => [e.type, e.reason]),
-    [['enrolled', 'manual'], ['failed', 'transport_error'], ['sent', null], ['completed', 'last_step']]);
+    [['enrolled', 'manual'], ['failed', 'transport_error'], ['sent', null], ['delivered', null], ['completed', 'last_step']]);
   const [run] = await stepRuns(app.db, id);
   const { rows: [m] } = await app.db.owner.query(`select status, error from app_private.outgoing_messages where id = $1`, [run.message_id]);
   t.like(m, { status: 'failed', error: 'mailbox unavailable' });
