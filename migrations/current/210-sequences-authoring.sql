@@ -640,7 +640,8 @@ grant execute on function app_hidden.sequence_move_enrollments(uuid, text) to sv
 --------------------------------------------------------------------------------
 create or replace function app_public.sequences_list() returns jsonb
 language sql stable as $$
-  select jsonb_build_object('items', coalesce(jsonb_agg(app_hidden.sequence_json(s) order by s.created_at desc, s.id desc), '[]'))
+  -- the spec: "Returns an array of sequence summaries, newest first" (a bare array, unpaged)
+  select coalesce(jsonb_agg(app_hidden.sequence_json(s) order by s.created_at desc, s.id desc), '[]')
     from app_public.sequences s
    where s.organization_id = app_hidden.current_org_id()
 $$;

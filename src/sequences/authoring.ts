@@ -19,12 +19,12 @@ export const sequencesList = defineOperation({
   path: '/api/v1/sequences',
   summary: 'List sequences',
   description:
-    'Lists the sequences (automations and broadcasts) in reach, newest first: the organization-wide ones and those of '
-    + 'the credential\'s locations. Each item is the full record (steps, edges, exit conditions, trigger, status).',
+    'Lists the sequences (automations and broadcasts) in reach, newest first, as an array: the organization-wide ones '
+    + 'and those of the credential\'s locations. Each item is the full record (steps, edges, exit conditions, trigger, status).',
   scope: 'sequences:read',
   memberAccess: 'open',
   managerPower: null,
-  response: z.object({ items: z.array(Sequence) }),
+  response: z.array(Sequence),
   run: { statement: () => sql`select app_public.sequences_list() as result`, shape: result },
 });
 

@@ -14,7 +14,9 @@ const endpoint = (target: McpTarget) => `${target.url}/api/v1/mcp`;
 function checkToolResult(target: McpTarget, name: unknown, result: unknown, where: string): void {
   if (!result || typeof result !== 'object' || (result as { isError?: boolean }).isError) return;
   const op = target.operations.find((o) => o.operationId === name);
-  if (op) assertFitsResponse(op, (result as { structuredContent?: unknown }).structuredContent, where);
+  // the text content is the body as REST answers it (structuredContent wraps an array in {result})
+  const text = (result as { content?: { type: string; text?: string }[] }).content?.find((c) => c.type === 'text')?.text;
+  if (op && text !== undefined) assertFitsResponse(op, JSON.parse(text), where);
 }
 
 /** The JSON-RPC message, or batch of messages, of an answer sent as JSON or as an SSE stream; undefined when it holds none. */

@@ -34,7 +34,7 @@ const listed = async (key: string) => {
   const res = await app.request('GET', '/api/v1/sequences', { key });
   // the sequences made in test.before (other tests add their own)
   const label: Record<string, string> = { [seq.wide]: 'Wide', [seq.north]: 'North', [seq.south]: 'South', [seq.theirs]: 'Theirs' };
-  return res.status === 200 ? res.body.items.map((s: { id: string }) => label[s.id]).filter(Boolean).sort() : res.status;
+  return res.status === 200 ? res.body.map((s: { id: string }) => label[s.id]).filter(Boolean).sort() : res.status;
 };
 
 test('list: organization-wide sequences and those of the credential\'s locations', async (t) => {
