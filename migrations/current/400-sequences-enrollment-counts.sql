@@ -37,6 +37,8 @@ create table if not exists app_private.enrollment_counts (
 comment on table app_private.enrollment_counts is
   'How many enrollments each sequence has per status, as deltas: the sum of a (sequence, status)''s rows is its count. '
   'Written by the triggers of app_public.enrollments; folded now and then by app_private.fold_enrollment_counts.';
+-- no policy: only the owner (the triggers, the count helper) reads and writes it
+alter table app_private.enrollment_counts enable row level security;
 create index if not exists enrollment_counts_by_sequence
   on app_private.enrollment_counts (organization_id, sequence_id, status) include (n);
 
