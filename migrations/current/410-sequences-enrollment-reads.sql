@@ -59,6 +59,40 @@ comment on function app_hidden.cancel_enrollment(uuid) is
 revoke execute on function app_hidden.cancel_enrollment(uuid) from public;
 grant execute on function app_hidden.cancel_enrollment(uuid) to svc_request;
 
+-- A page of a sequence's enrollments (of one status, or all), newest first, read as the owner:
+-- only for a caller that reaches every contact of the organization, to whom every enrollment of
+-- a sequence it sees is visible, so the rows are those its policies would give. Under the
+-- policies each row of the page, and each row its OFFSET skips, would probe its sequence and its
+-- contact, and at a million enrollments the planner prefers to hash every contact of the
+-- organization first (a sequential scan of them per request). Answers nothing to other callers.
+create or replace function app_hidden.sequence_enrollment_page(sequence_id uuid, status text, page_size integer, skip bigint)
+returns setof app_public.enrollments
+language plpgsql stable security definer
+set search_path to pg_catalog, public, pg_temp as $$
+begin
+  if not (app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all') then
+    return;
+  end if;
+  -- two statements, so that each keeps its own index in a generic plan
+  if status is null then
+    return query
+    select * from app_public.enrollments e
+     where e.organization_id = app_hidden.current_org_id() and e.sequence_id = sequence_enrollment_page.sequence_id
+     order by e.created_at desc, e.id limit page_size offset skip;
+  else
+    return query
+    select * from app_public.enrollments e
+     where e.organization_id = app_hidden.current_org_id() and e.sequence_id = sequence_enrollment_page.sequence_id
+       and e.status = sequence_enrollment_page.status
+     order by e.created_at desc, e.id limit page_size offset skip;
+  end if;
+end $$;
+comment on function app_hidden.sequence_enrollment_page(uuid, text, integer, bigint) is
+  'A page of a sequence''s enrollments (one status, or all), newest first, read as the owner for a caller that reaches every '
+  'contact of the organization (nothing for others).';
+revoke execute on function app_hidden.sequence_enrollment_page(uuid, text, integer, bigint) from public;
+grant execute on function app_hidden.sequence_enrollment_page(uuid, text, integer, bigint) to svc_request;
+
 --------------------------------------------------------------------------------
 -- sequences_list_enrollments
 --------------------------------------------------------------------------------
@@ -102,23 +136,23 @@ begin
              where e.organization_id = org and e.contact_id = who and e.sequence_id = s.id
                and (sequences_list_enrollments.status is null or e.status = sequences_list_enrollments.status)
              order by e.created_at desc, e.id limit page_size offset skip) p;
-  elsif status is not null then
+  elsif app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all' then
+    -- every enrollment of the sequence is the caller's to see: counted from the deltas, paged as the owner
+    total := app_hidden.sequence_enrollment_count(s.id, status);
+    select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
+             || jsonb_build_object('next_send_at', coalesce(p.next_step_due_at, p.next_run_at))
+             order by p.created_at desc, p.id), '[]')
+      into items
+      from app_hidden.sequence_enrollment_page(s.id, status, page_size, skip) p;
+  else
     total := app_hidden.sequence_enrollment_count(s.id, status);
     select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
              || jsonb_build_object('next_send_at', coalesce(p.next_step_due_at, p.next_run_at))
              order by p.created_at desc, p.id), '[]')
       into items
       from (select * from app_public.enrollments e
-             where e.organization_id = org and e.sequence_id = s.id and e.status = sequences_list_enrollments.status
-             order by e.created_at desc, e.id limit page_size offset skip) p;
-  else
-    total := app_hidden.sequence_enrollment_count(s.id, null);
-    select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
-             || jsonb_build_object('next_send_at', coalesce(p.next_step_due_at, p.next_run_at))
-             order by p.created_at desc, p.id), '[]')
-      into items
-      from (select * from app_public.enrollments e
              where e.organization_id = org and e.sequence_id = s.id
+               and (sequences_list_enrollments.status is null or e.status = sequences_list_enrollments.status)
              order by e.created_at desc, e.id limit page_size offset skip) p;
   end if;
   return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', page_size);
