@@ -59,39 +59,51 @@ comment on function app_hidden.cancel_enrollment(uuid) is
 revoke execute on function app_hidden.cancel_enrollment(uuid) from public;
 grant execute on function app_hidden.cancel_enrollment(uuid) to svc_request;
 
--- A page of a sequence's enrollments (of one status, or all), newest first, read as the owner:
--- only for a caller that reaches every contact of the organization, to whom every enrollment of
--- a sequence it sees is visible, so the rows are those its policies would give. Under the
--- policies each row of the page, and each row its OFFSET skips, would probe its sequence and its
--- contact, and at a million enrollments the planner prefers to hash every contact of the
--- organization first (a sequential scan of them per request). Answers nothing to other callers.
-create or replace function app_hidden.sequence_enrollment_page(sequence_id uuid, status text, page_size integer, skip bigint)
-returns setof app_public.enrollments
+-- A page of a sequence's enrollments (of one status, or all), newest first, with its total, read
+-- as the owner: only for a caller that reaches every contact of the organization, to whom every
+-- enrollment of a sequence it sees is visible, so the rows are those its policies would give.
+-- Under the policies each row of the page, and each row its OFFSET skips, would probe its
+-- sequence and its contact, and at a million enrollments the planner prefers to hash every
+-- contact of the organization first (a sequential scan of them per request). The rows skipped
+-- are read from the index alone (its columns are the sort key), the page's 25 from the table.
+-- Answers NULL to other callers.
+create or replace function app_hidden.sequence_enrollments_page(sequence_id uuid, status text, page_size integer, skip bigint)
+returns jsonb
 language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
+declare
+  org uuid := app_hidden.current_org_id();
+  ids uuid[];
 begin
   if not (app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all') then
-    return;
+    return null;
   end if;
   -- two statements, so that each keeps its own index in a generic plan
   if status is null then
-    return query
-    select * from app_public.enrollments e
-     where e.organization_id = app_hidden.current_org_id() and e.sequence_id = sequence_enrollment_page.sequence_id
-     order by e.created_at desc, e.id limit page_size offset skip;
+    ids := array(select e.id from app_public.enrollments e
+                  where e.organization_id = org and e.sequence_id = sequence_enrollments_page.sequence_id
+                  order by e.created_at desc, e.id limit page_size offset skip);
   else
-    return query
-    select * from app_public.enrollments e
-     where e.organization_id = app_hidden.current_org_id() and e.sequence_id = sequence_enrollment_page.sequence_id
-       and e.status = sequence_enrollment_page.status
-     order by e.created_at desc, e.id limit page_size offset skip;
+    ids := array(select e.id from app_public.enrollments e
+                  where e.organization_id = org and e.sequence_id = sequence_enrollments_page.sequence_id
+                    and e.status = sequence_enrollments_page.status
+                  order by e.created_at desc, e.id limit page_size offset skip);
   end if;
+  return jsonb_build_object(
+    'total', (select coalesce(sum(c.n), 0) from app_private.enrollment_counts c
+               where c.organization_id = org and c.sequence_id = sequence_enrollments_page.sequence_id
+                 and (sequence_enrollments_page.status is null or c.status = sequence_enrollments_page.status)),
+    'items', (select coalesce(jsonb_agg(app_hidden.enrollment_json(e)
+                       || jsonb_build_object('next_send_at', coalesce(e.next_step_due_at, e.next_run_at))
+                       order by e.created_at desc, e.id), '[]')
+                from app_public.enrollments e where e.organization_id = org and e.id = any(ids)));
 end $$;
-comment on function app_hidden.sequence_enrollment_page(uuid, text, integer, bigint) is
-  'A page of a sequence''s enrollments (one status, or all), newest first, read as the owner for a caller that reaches every '
-  'contact of the organization (nothing for others).';
-revoke execute on function app_hidden.sequence_enrollment_page(uuid, text, integer, bigint) from public;
-grant execute on function app_hidden.sequence_enrollment_page(uuid, text, integer, bigint) to svc_request;
+comment on function app_hidden.sequence_enrollments_page(uuid, text, integer, bigint) is
+  'A page of a sequence''s enrollments (one status, or all), newest first, with next_send_at, and its total ({total, items}), '
+  'read as the owner for a caller that reaches every contact of the organization; NULL for others.';
+revoke execute on function app_hidden.sequence_enrollments_page(uuid, text, integer, bigint) from public;
+grant execute on function app_hidden.sequence_enrollments_page(uuid, text, integer, bigint) to svc_request;
+drop function if exists app_hidden.sequence_enrollment_page(uuid, text, integer, bigint);
 
 --------------------------------------------------------------------------------
 -- sequences_list_enrollments
@@ -103,6 +115,7 @@ declare
   org uuid := app_hidden.current_org_id();
   s app_public.sequences;
   who uuid := contact_id;
+  page_json jsonb;
   skip bigint;
   total bigint;
   items jsonb;
@@ -136,15 +149,12 @@ begin
              where e.organization_id = org and e.contact_id = who and e.sequence_id = s.id
                and (sequences_list_enrollments.status is null or e.status = sequences_list_enrollments.status)
              order by e.created_at desc, e.id limit page_size offset skip) p;
-  elsif app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all' then
-    -- every enrollment of the sequence is the caller's to see: counted from the deltas, paged as the owner
-    total := app_hidden.sequence_enrollment_count(s.id, status);
-    select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
-             || jsonb_build_object('next_send_at', coalesce(p.next_step_due_at, p.next_run_at))
-             order by p.created_at desc, p.id), '[]')
-      into items
-      from app_hidden.sequence_enrollment_page(s.id, status, page_size, skip) p;
   else
+    -- a caller that reaches every contact: one owner's read (NULL for others, counted and paged below)
+    page_json := app_hidden.sequence_enrollments_page(s.id, status, page_size, skip);
+    if page_json is not null then
+      return page_json || jsonb_build_object('page', page, 'limit', page_size);
+    end if;
     total := app_hidden.sequence_enrollment_count(s.id, status);
     select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
              || jsonb_build_object('next_send_at', coalesce(p.next_step_due_at, p.next_run_at))
