@@ -302,6 +302,39 @@ const limitedMs: number[] = [];
   }
   await c.end();
 }
+// PostgreSQL's own time per call, in one session with nothing else of ours running: steadier
+// than HTTP latency on a shared machine (the statement as the service sends it, after the claims).
+interface SqlTime { name: string; median: number; p95: number }
+const sqlTimes: SqlTime[] = [];
+{
+  const c = new pg.Client(ownerUrl);
+  await c.connect();
+  await c.query('begin');
+  await c.query('set local role svc_request');
+  await c.query(`select app_hidden.authenticate($1, null, 'open', null)`, [hashKey(big.keys.org!)]);
+  const cases: [string, (i: number) => [string, unknown[]]][] = [
+    ['contacts_get (yardstick)', (i) => ['select app_public.contacts_get($1)', [sample[i % sample.length]!.id]]],
+    ['sequences_list_enrollments, big sequence, pages 1–20', (i) => ['select app_public.sequences_list_enrollments($1, null, null, null, $2, 25)', [bigSequence, 1 + (i % 20)]]],
+    ['sequences_list_enrollments, big sequence, page 1', () => ['select app_public.sequences_list_enrollments($1, null, null, null, 1, 25)', [bigSequence]]],
+    ['sequences_list_enrollments, big sequence, page 400 (OFFSET 9,975)', () => ['select app_public.sequences_list_enrollments($1, null, null, null, 400, 25)', [bigSequence]]],
+    ['sequences_list_enrollments, big sequence, status=active, pages 1–20', (i) => ['select app_public.sequences_list_enrollments($1, \'active\', null, null, $2, 25)', [bigSequence, 1 + (i % 20)]]],
+    ['sequences_list_enrollments, big sequence, by email', (i) => ['select app_public.sequences_list_enrollments($1, null, null, $2, 1, 25)', [bigSequence, sample[i % sample.length]!.email.toUpperCase()]]],
+    ['contacts_list_enrollments', (i) => ['select app_public.contacts_list_enrollments($1, 1, 25)', [sample[i % sample.length]!.id]]],
+  ];
+  for (const [name, statement] of cases) {
+    const times: number[] = [];
+    for (let i = 0; i < 330; i++) {
+      const [text, values] = statement(i);
+      const t0 = performance.now();
+      await c.query(text, values);
+      if (i >= 30) times.push(performance.now() - t0); // the first 30 warm the caches and plans
+    }
+    times.sort((a, b) => a - b);
+    sqlTimes.push({ name, median: percentile(times, 0.5), p95: percentile(times, 0.95) });
+  }
+  await c.query('rollback');
+  await c.end();
+}
 await owner.end();
 await db.stop();
 
@@ -333,8 +366,10 @@ the server runs in its own process with a pool of ${env.BENCH_POOL || 20} and no
 
 Alternating rounds: in each of ${ROUNDS} rounds every request is measured in turn, contacts_get first, ${SECONDS} s **saturated** (closed
 loop, ${CONNECTIONS} connections) then ${SECONDS} s **paced** (open loop at ${Math.round(PACE * 100)} % of that round's saturated throughput,
-latency from when each request was due). Reported: the median round by p95, with every round's p95. Load average
-${fmt(loadBefore, 1)} before, ${fmt(loadAfter, 1)} after.
+latency from when each request was due). Reported: saturated requests/s and CPU from the median round by throughput,
+latencies from the median round by p95, with every round's p95. Load average ${fmt(loadBefore, 1)} before, ${fmt(loadAfter, 1)}
+after: other sessions' tests and benches ran on the same 2 cores and the same PostgreSQL meanwhile, so single rounds
+swing widely, and the PostgreSQL CPU column (every postgres process of the machine, from /proc) includes their work.
 
 | request | saturated req/s | p50 ms | p95 ms (rounds) | p95 vs contacts_get | paced rate: p50 / p95 ms (rounds' p95) | paced p95 vs contacts_get | CPU µs per request: server + PostgreSQL |
 |---|---:|---:|---:|---:|---:|---:|---:|
@@ -343,6 +378,13 @@ ${rows}
 | goal | saturated | paced |
 |---|---|---|
 | sequences_list_enrollments page p95 ≤ 2 × contacts_get's | ${goal ? `${ms(goal.s.p95)} / ${ms(yard.s.p95)} ms = ${ratio(goal.s.p95, yard.s.p95)} (${goal.s.p95 <= 2 * yard.s.p95 ? 'met' : 'not met'})` : '–'} | ${goal ? `${ms(goal.p.p95)} / ${ms(yard.p.p95)} ms = ${ratio(goal.p.p95, yard.p.p95)} (${goal.p.p95 <= 2 * yard.p.p95 ? 'met' : 'not met'})` : '–'} |
+
+PostgreSQL's time per call, one session (as the request role with the organization key's claims, the statement as the service
+sends it, 300 calls after 30 to warm up; round trip on localhost included, no HTTP):
+
+| call | median ms | p95 ms | median vs contacts_get |
+|---|---:|---:|---:|
+${sqlTimes.map((x) => `| ${x.name} | ${fmt(x.median, 2)} | ${fmt(x.p95, 2)} | ${ratio(x.median, sqlTimes[0]!.median)} |`).join('\n')}
 
 How \`total\` stays exact and cheap: each change of an enrollment's status is appended as a delta row to
 app_private.enrollment_counts by the enrollments' triggers (migration 400), folded now and then into one row per status,
