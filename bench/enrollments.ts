@@ -61,7 +61,8 @@ const fixture = {
 // Enrollment i: contact i mod C, in round r = i div C. Half go to the first sequence, the rest
 // spread over the others. Only round 0 may be live (one live enrollment per sequence and
 // contact): 80 % active, 5 % paused; every later round has ended (completed, cancelled or
-// failed). Newer rounds are newer; within a round, enrollment times spread over a day.
+// failed). Newer rounds are newer; within a round, enrollment times spread over a day. Rows are
+// written in the order of their times, so the table's order follows time as in a running service.
 const LOAD_ENROLLMENTS = `
   insert into app_public.enrollments (organization_id, sequence_id, contact_id, status, current_step_index, current_step_key,
     next_step_due_at, next_run_at, paused_at, end_reason, source, created_at, updated_at)
@@ -78,7 +79,9 @@ const LOAD_ENROLLMENTS = `
     cross join lateral (select now() - interval '400 days' + x.round * interval '30 days' + (h % 86400) * interval '1 second' as at) t
     cross join lateral (select case when x.round = 0 and h % 100 < 80 then 'active' when x.round = 0 and h % 100 < 85 then 'paused'
                                     when h % 100 < 90 then 'cancelled' when h % 100 < 93 then 'failed' else 'completed' end as status) st0
-    cross join lateral (select st0.status, st0.status in ('active', 'paused') as live) st`;
+    cross join lateral (select st0.status, st0.status in ('active', 'paused') as live) st
+   -- in time order, as a running service writes them (each enrollment at its creation)
+   order by t.at`;
 
 async function load(): Promise<State> {
   const t0 = Date.now();

@@ -67,19 +67,33 @@ grant execute on function app_hidden.cancel_enrollment(uuid) to svc_request;
 -- contact of the organization first (a sequential scan of them per request). The rows skipped
 -- are read from the index alone (its columns are the sort key), the page's 25 from the table.
 -- Answers NULL to other callers.
-create or replace function app_hidden.sequence_enrollments_page(sequence_id uuid, status text, page_size integer, skip bigint)
+drop function if exists app_hidden.sequence_enrollments_page(uuid, text, integer, bigint);
+create or replace function app_hidden.sequence_enrollments_page(sequence_id uuid, status text, contact_id uuid,
+  page_size integer, skip bigint)
 returns jsonb
 language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
   org uuid := app_hidden.current_org_id();
   ids uuid[];
+  total bigint;
 begin
   if not (app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all') then
     return null;
   end if;
-  -- two statements, so that each keeps its own index in a generic plan
-  if status is null then
+  -- separate statements, so that each keeps its own index in a generic plan
+  if contact_id is not null then
+    -- one contact's enrollments are few: its index, then the sequence
+    select count(*) into total from app_public.enrollments x
+     where x.organization_id = org and x.contact_id = sequence_enrollments_page.contact_id
+       and x.sequence_id = sequence_enrollments_page.sequence_id
+       and (sequence_enrollments_page.status is null or x.status = sequence_enrollments_page.status);
+    ids := array(select x.id from app_public.enrollments x
+                  where x.organization_id = org and x.contact_id = sequence_enrollments_page.contact_id
+                    and x.sequence_id = sequence_enrollments_page.sequence_id
+                    and (sequence_enrollments_page.status is null or x.status = sequence_enrollments_page.status)
+                  order by x.created_at desc, x.id limit page_size offset skip);
+  elsif status is null then
     ids := array(select e.id from app_public.enrollments e
                   where e.organization_id = org and e.sequence_id = sequence_enrollments_page.sequence_id
                   order by e.created_at desc, e.id limit page_size offset skip);
@@ -89,20 +103,23 @@ begin
                     and e.status = sequence_enrollments_page.status
                   order by e.created_at desc, e.id limit page_size offset skip);
   end if;
+  if contact_id is null then
+    select coalesce(sum(c.n), 0) into total from app_private.enrollment_counts c
+     where c.organization_id = org and c.sequence_id = sequence_enrollments_page.sequence_id
+       and (sequence_enrollments_page.status is null or c.status = sequence_enrollments_page.status);
+  end if;
   return jsonb_build_object(
-    'total', (select coalesce(sum(c.n), 0) from app_private.enrollment_counts c
-               where c.organization_id = org and c.sequence_id = sequence_enrollments_page.sequence_id
-                 and (sequence_enrollments_page.status is null or c.status = sequence_enrollments_page.status)),
+    'total', total,
     'items', (select coalesce(jsonb_agg(app_hidden.enrollment_json(e)
                        || jsonb_build_object('next_send_at', coalesce(e.next_step_due_at, e.next_run_at))
                        order by e.created_at desc, e.id), '[]')
                 from app_public.enrollments e where e.organization_id = org and e.id = any(ids)));
 end $$;
-comment on function app_hidden.sequence_enrollments_page(uuid, text, integer, bigint) is
-  'A page of a sequence''s enrollments (one status, or all), newest first, with next_send_at, and its total ({total, items}), '
-  'read as the owner for a caller that reaches every contact of the organization; NULL for others.';
-revoke execute on function app_hidden.sequence_enrollments_page(uuid, text, integer, bigint) from public;
-grant execute on function app_hidden.sequence_enrollments_page(uuid, text, integer, bigint) to svc_request;
+comment on function app_hidden.sequence_enrollments_page(uuid, text, uuid, integer, bigint) is
+  'A page of a sequence''s enrollments (one status or all; one contact''s or all), newest first, with next_send_at, and its '
+  'total ({total, items}), read as the owner for a caller that reaches every contact of the organization; NULL for others.';
+revoke execute on function app_hidden.sequence_enrollments_page(uuid, text, uuid, integer, bigint) from public;
+grant execute on function app_hidden.sequence_enrollments_page(uuid, text, uuid, integer, bigint) to svc_request;
 drop function if exists app_hidden.sequence_enrollment_page(uuid, text, integer, bigint);
 
 --------------------------------------------------------------------------------
@@ -136,8 +153,12 @@ begin
       return jsonb_build_object('items', '[]'::jsonb, 'total', 0, 'page', page, 'limit', page_size);
     end if;
   end if;
+  -- a caller that reaches every contact: one owner's read (NULL for others, counted and paged below)
+  page_json := app_hidden.sequence_enrollments_page(s.id, status, who, page_size, skip);
+  if page_json is not null then
+    return page_json || jsonb_build_object('page', page, 'limit', page_size);
+  end if;
   if who is not null then
-    -- one contact's enrollments are few: its index, then the sequence
     select count(*) into total from app_public.enrollments e
      where e.organization_id = org and e.contact_id = who and e.sequence_id = s.id
        and (sequences_list_enrollments.status is null or e.status = sequences_list_enrollments.status);
@@ -150,11 +171,6 @@ begin
                and (sequences_list_enrollments.status is null or e.status = sequences_list_enrollments.status)
              order by e.created_at desc, e.id limit page_size offset skip) p;
   else
-    -- a caller that reaches every contact: one owner's read (NULL for others, counted and paged below)
-    page_json := app_hidden.sequence_enrollments_page(s.id, status, page_size, skip);
-    if page_json is not null then
-      return page_json || jsonb_build_object('page', page, 'limit', page_size);
-    end if;
     total := app_hidden.sequence_enrollment_count(s.id, status);
     select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
              || jsonb_build_object('next_send_at', coalesce(p.next_step_due_at, p.next_run_at))

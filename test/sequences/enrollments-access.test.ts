@@ -71,6 +71,12 @@ for (const k of ['mgr_personal', 'north_seq_mgr'] as const) {
       const a = await analytics(s, key);
       t.like(a.body.rollup, { active: 2 }, s);
     }
+    // filters by contact: only contacts in reach (an email of one out of reach is an empty page)
+    const by = (q: string) => app.request('GET', `/api/v1/sequences/${data.orgWide}/enrollments?${q}`, { key });
+    t.deepEqual(contactsOf(await by(`contact_id=${acme.ids.ann}`)), ['ann']);
+    t.deepEqual(contactsOf(await by('email=ANN@example.com')), ['ann']);
+    t.like((await by(`contact_id=${acme.ids.bob}`)).body, { items: [], total: 0 });
+    t.like((await by('email=bob@example.com')).body, { items: [], total: 0 });
     await refusedWithoutWrites(t, app, org(), 404, 'not_found', () => list('south', key));
     await refusedWithoutWrites(t, app, org(), 404, 'not_found', () => get('south', 'ann', key));
     await refusedWithoutWrites(t, app, org(), 404, 'not_found', () => analytics('south', key));
