@@ -284,7 +284,7 @@ const ownerPage = /select e\.id from app_public\.enrollments e|'total', \(select
 const explain = {
   page: await plans(`select app_public.sequences_list_enrollments($1, null, null, null, 3, 25)`, [bigSequence], ownerPage),
   status: await plans(`select app_public.sequences_list_enrollments($1, 'active', null, null, 1, 25)`, [bigSequence], ownerPage),
-  email: await plans(`select app_public.sequences_list_enrollments($1, null, null, $2, 1, 25)`, [bigSequence, one.email.toUpperCase()], /e\.contact_id = who/),
+  email: await plans(`select app_public.sequences_list_enrollments($1, null, null, $2, 1, 25)`, [bigSequence, one.email.toUpperCase()], /c\.email_key = lower|x\.contact_id = sequence_enrollments_page\.contact_id/),
   contact: await plans(`select app_public.contacts_list_enrollments($1, 1, 25)`, [one.id], /e\.contact_id = contacts_list_enrollments\.contact_id/),
   get: await plans(`select app_public.contacts_get($1)`, [one.id], /from app_public\.contacts\s+where organization_id/),
   limited: await plans(`select app_hidden.sequence_enrollment_count($1, null)`, [sequences[1]], /count\(\*\)/, 'north_mgr'),
@@ -396,7 +396,7 @@ organization. Other callers see only their contacts' enrollments and are counted
 location-limited manager's first page took ${limitedMs.map((x) => `${fmt(x)} ms`).join(' and ')} (a small sequence, then "Big"; one call each,
 as the owner's session under the manager's claims), which grows with the sequence. The page itself comes from
 enrollments_by_sequence (or enrollments_by_sequence_status with a status, enrollments_by_contact with a contact or an
-email), newest first; deep pages pay their OFFSET.
+email, read as the owner for the same callers), newest first; deep pages pay their OFFSET (read from the index alone).
 
 ### Plans (auto_explain inside the SQL functions, organization key unless noted)
 
@@ -410,7 +410,7 @@ status=active, page 1:
 ${explain.status}
 \`\`\`
 
-By email (the contact by its email_key, then its enrollments in the sequence):
+By email (the contact by its email_key under the caller's policies, then, as the owner, its enrollments in the sequence):
 \`\`\`
 ${explain.email}
 \`\`\`
