@@ -329,8 +329,17 @@ begin
     into steps
     from jsonb_array_elements(s.steps) with ordinality as st(step, i);
 
-  select jsonb_object_agg(x.status, app_hidden.sequence_enrollment_count(s.id, x.status)) into statuses
-    from unnest(array['active', 'paused', 'completed', 'cancelled', 'failed']) as x(status);
+  -- enrollments by status: from the counts for a caller that reaches every contact, else
+  -- counted once, grouped, under the caller's policies
+  if app_hidden.sequence_enrollment_total(s.id, null) is not null then
+    select jsonb_object_agg(x.status, app_hidden.sequence_enrollment_total(s.id, x.status)) into statuses
+      from unnest(array['active', 'paused', 'completed', 'cancelled', 'failed']) as x(status);
+  else
+    select jsonb_object_agg(x.status, coalesce(g.n, 0)) into statuses
+      from unnest(array['active', 'paused', 'completed', 'cancelled', 'failed']) as x(status)
+      left join (select e.status, count(*) as n from app_public.enrollments e
+                  where e.organization_id = org and e.sequence_id = s.id group by 1) g on g.status = x.status;
+  end if;
   select count(distinct v.enrollment_id) into replied
     from app_public.enrollment_events v
     join app_public.enrollments e on e.organization_id = v.organization_id and e.id = v.enrollment_id
@@ -339,7 +348,7 @@ begin
   return jsonb_build_object(
     'steps', steps,
     'rollup', jsonb_build_object(
-      'enrolled', app_hidden.sequence_enrollment_count(s.id, null),
+      'enrolled', (select sum(v::bigint) from jsonb_each_text(statuses) as t(k, v)),
       'active', statuses -> 'active', 'paused', statuses -> 'paused', 'completed', statuses -> 'completed',
       'cancelled', statuses -> 'cancelled', 'failed', statuses -> 'failed',
       'sent', (select coalesce(sum((x ->> 'sent')::bigint), 0) from jsonb_array_elements(steps) x),
