@@ -5,7 +5,6 @@ import type { Applied } from '../../src/admin/fixture.ts';
 import { acmeFixture, type Fixture } from '../helpers/fixtures.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { pick, type MalformedInput } from '../helpers/fuzz.ts';
-import { insertSendSchedule, insertSequence } from './helpers.ts';
 
 /** acmeFixture plus managers with the sequences power at North and at South. */
 export function readsFixture(name = 'Acme Dental'): Fixture {
@@ -93,6 +92,8 @@ export interface ReadsData { schedule: string; orgWide: string; north: string; s
  * each: ann (North), bob (South), cy (no location), dee (both). Enrollment names: `<sequence>.<contact>`.
  */
 export async function seedReads(db: TestDatabase, tenant: Applied): Promise<ReadsData> {
+  // imported when called: helpers.ts composes this file's malformedInput part, so a static import would be a cycle
+  const { insertSendSchedule, insertSequence } = await import('./helpers.ts');
   const org = tenant.organization_id;
   const schedule = await insertSendSchedule(db, org);
   const steps = [
