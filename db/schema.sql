@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000013) and migrations/current/ (100-sequences-tables.sql, 110-sequences-send-windows.sql) leave.
--- migrations sha256:d89918fe943ee7cf6730443f6387959776526267f65b578118ea08697f1f4a91
+-- The schema that migrations/committed/ (000001–000013) and migrations/current/ (100-sequences-tables.sql, 110-sequences-send-windows.sql, 120-sequences-enrollment-json.sql) leave.
+-- migrations sha256:f3773cf0ff2b5ba1fa768abc40d6ff38a50155130292a2bc98a590461cfe3f43
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1620,6 +1620,71 @@ ALTER FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, valu
 COMMENT ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) IS 'Type check of a custom field value: number/currency a JSON number, boolean, date YYYY-MM-DD, datetime ISO 8601 with offset, select one of options, text a string.';
 
 --
+-- Name: enrollments; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.enrollments (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    sequence_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    status text DEFAULT 'active'::text NOT NULL,
+    current_step_index integer,
+    current_step_key text,
+    next_step_due_at timestamp with time zone,
+    next_run_at timestamp with time zone,
+    paused_at timestamp with time zone,
+    end_reason text,
+    source text DEFAULT 'manual'::text NOT NULL,
+    run_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT enrollments_check CHECK (((status = 'paused'::text) = (paused_at IS NOT NULL))),
+    CONSTRAINT enrollments_current_step_index_check CHECK ((current_step_index >= 0)),
+    CONSTRAINT enrollments_source_check CHECK (((length(source) >= 1) AND (length(source) <= 50))),
+    CONSTRAINT enrollments_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
+);
+
+ALTER TABLE app_public.enrollments OWNER TO svc_owner;
+
+--
+-- Name: TABLE enrollments; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.enrollments IS 'One contact''s way through one sequence. current_step_key is the step due next (NULL once ended); next_step_due_at when it is due, next_run_at when the engine runs it (moved into the send window). updated_at is the end time of an ended enrollment.';
+
+--
+-- Name: enrollment_json(app_public.enrollments); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.enrollment_json(e app_public.enrollments) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'id', e.id,
+    'sequence_id', e.sequence_id,
+    'contact_id', e.contact_id,
+    'status', e.status,
+    'current_step_index', e.current_step_index,
+    'current_step_key', e.current_step_key,
+    'next_step_due_at', e.next_step_due_at,
+    'next_run_at', e.next_run_at,
+    'paused_at', e.paused_at,
+    'end_reason', e.end_reason,
+    'source', e.source,
+    'created_at', e.created_at,
+    'updated_at', e.updated_at)
+$$;
+
+ALTER FUNCTION app_hidden.enrollment_json(e app_public.enrollments) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION enrollment_json(e app_public.enrollments); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) IS 'An enrollment as the API shows it: created_at is when the contact was enrolled, updated_at (once ended) when it ended.';
+
+--
 -- Name: idempotency_begin(text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -2313,6 +2378,41 @@ ALTER FUNCTION app_private.define_contacts_json() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.define_contacts_json() IS 'Generates app_hidden.contacts_json from app_private.contact_fields; run by the table''s trigger.';
+
+--
+-- Name: end_enrollments(uuid, uuid[], text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text) RETURNS SETOF app_public.enrollments
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if status not in ('cancelled', 'completed', 'failed') then
+    raise exception 'end_enrollments: % is not an end status', status;
+  end if;
+  return query
+  with ended as (
+    update app_public.enrollments e
+       set status = end_enrollments.status, end_reason = end_enrollments.reason, next_step_due_at = null,
+           next_run_at = null, paused_at = null, updated_at = now()
+     where e.organization_id = end_enrollments.organization_id and e.id = any(enrollment_ids)
+       and e.status in ('active', 'paused')
+    returning e.*
+  ), logged as (
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+    select ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason from ended
+  )
+  select * from ended;
+end $$;
+
+ALTER FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text) IS 'Ends the live enrollments listed (cancelled, completed or failed, with a reason) and logs the event; returns those it ended.';
 
 --
 -- Name: event_subscribers(text, jsonb, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -3784,40 +3884,6 @@ ALTER TABLE app_public.enrollment_events ALTER COLUMN id ADD GENERATED ALWAYS AS
     NO MAXVALUE
     CACHE 1
 );
-
---
--- Name: enrollments; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.enrollments (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    sequence_id uuid NOT NULL,
-    contact_id uuid NOT NULL,
-    status text DEFAULT 'active'::text NOT NULL,
-    current_step_index integer,
-    current_step_key text,
-    next_step_due_at timestamp with time zone,
-    next_run_at timestamp with time zone,
-    paused_at timestamp with time zone,
-    end_reason text,
-    source text DEFAULT 'manual'::text NOT NULL,
-    run_id uuid,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT enrollments_check CHECK (((status = 'paused'::text) = (paused_at IS NOT NULL))),
-    CONSTRAINT enrollments_current_step_index_check CHECK ((current_step_index >= 0)),
-    CONSTRAINT enrollments_source_check CHECK (((length(source) >= 1) AND (length(source) <= 50))),
-    CONSTRAINT enrollments_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
-);
-
-ALTER TABLE app_public.enrollments OWNER TO svc_owner;
-
---
--- Name: TABLE enrollments; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.enrollments IS 'One contact''s way through one sequence. current_step_key is the step due next (NULL once ended); next_step_due_at when it is due, next_run_at when the engine runs it (moved into the send window). updated_at is the end time of an ended enrollment.';
 
 --
 -- Name: interactions; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -5951,6 +6017,94 @@ GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options json
 GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) TO svc_worker;
 
 --
+-- Name: TABLE enrollments; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.enrollments TO svc_request;
+GRANT SELECT ON TABLE app_public.enrollments TO svc_worker;
+GRANT SELECT ON TABLE app_public.enrollments TO svc_analyst;
+
+--
+-- Name: COLUMN enrollments.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.sequence_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(sequence_id) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.status; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(status),UPDATE(status) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.current_step_index; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(current_step_index),UPDATE(current_step_index) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.current_step_key; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(current_step_key),UPDATE(current_step_key) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.next_step_due_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(next_step_due_at),UPDATE(next_step_due_at) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.next_run_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.paused_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(paused_at) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.end_reason; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(end_reason) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.source; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(source) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: COLUMN enrollments.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.enrollments TO svc_request;
+
+--
+-- Name: FUNCTION enrollment_json(e app_public.enrollments); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) TO svc_worker;
+
+--
 -- Name: FUNCTION idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -6169,6 +6323,12 @@ REVOKE ALL ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_k
 --
 
 REVOKE ALL ON FUNCTION app_private.define_contacts_json() FROM PUBLIC;
+
+--
+-- Name: FUNCTION end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION event_subscribers(event text, fields jsonb, count_filter boolean); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -6486,86 +6646,6 @@ GRANT INSERT(created_by) ON TABLE app_public.email_suppressions TO svc_request;
 GRANT SELECT ON TABLE app_public.enrollment_events TO svc_request;
 GRANT SELECT ON TABLE app_public.enrollment_events TO svc_worker;
 GRANT SELECT ON TABLE app_public.enrollment_events TO svc_analyst;
-
---
--- Name: TABLE enrollments; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.enrollments TO svc_request;
-GRANT SELECT ON TABLE app_public.enrollments TO svc_worker;
-GRANT SELECT ON TABLE app_public.enrollments TO svc_analyst;
-
---
--- Name: COLUMN enrollments.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(organization_id) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.sequence_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(sequence_id) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(contact_id) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.status; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(status),UPDATE(status) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.current_step_index; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(current_step_index),UPDATE(current_step_index) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.current_step_key; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(current_step_key),UPDATE(current_step_key) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.next_step_due_at; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(next_step_due_at),UPDATE(next_step_due_at) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.next_run_at; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.paused_at; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(paused_at) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.end_reason; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(end_reason) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.source; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(source) ON TABLE app_public.enrollments TO svc_request;
-
---
--- Name: COLUMN enrollments.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(updated_at) ON TABLE app_public.enrollments TO svc_request;
 
 --
 -- Name: TABLE interactions; Type: ACL; Schema: app_public; Owner: svc_owner

@@ -2,7 +2,7 @@
 // part of the area (the engine, the enrollment reads) does not depend on another part's
 // operations to build its sequences. Each part's own helpers live in test/sequences/<part>-helpers.ts.
 import type { TestDatabase } from '../helpers/db.ts';
-import type { MalformedInput } from '../helpers/fuzz.ts';
+import { authoringMalformedInput, composeMalformedInput } from './authoring-helpers.ts';
 import { readsMalformedInput } from './reads-helpers.ts';
 
 const ALWAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' }));
@@ -47,16 +47,5 @@ export async function insertSequence(db: TestDatabase, organizationId: string, s
   return rows[0].id;
 }
 
-// The area's part of the malformed-input suite (test/platform/malformed.test.ts reads
-// `malformedInput` from this file): each part's own, from test/sequences/<part>-helpers.ts,
-// merged. Read when the suite runs, not when this file loads, so the parts may import this file.
-const malformedParts = (): MalformedInput[] => [readsMalformedInput];
-export const malformedInput: MalformedInput = {
-  fixture: (base) => malformedParts().reduce((f, part) => part.fixture?.(f) ?? f, base),
-  async setup(app, tenant) {
-    for (const part of malformedParts()) await part.setup?.(app, tenant);
-  },
-  get values() {
-    return Object.assign({}, ...malformedParts().map((part) => part.values ?? {}));
-  },
-};
+// The area's part of the malformed-input suite: each part's pool, composed (add a part to the list).
+export const malformedInput = composeMalformedInput(authoringMalformedInput, readsMalformedInput);

@@ -4,7 +4,7 @@
 import type { Applied } from '../../src/admin/fixture.ts';
 import { acmeFixture, type Fixture } from '../helpers/fixtures.ts';
 import type { TestDatabase } from '../helpers/db.ts';
-import { pick, type MalformedInput } from '../helpers/fuzz.ts';
+import { pick, type MalformedInput, type Pools, type Rand } from '../helpers/fuzz.ts';
 
 /** acmeFixture plus managers with the sequences power at North and at South. */
 export function readsFixture(name = 'Acme Dental'): Fixture {
@@ -95,7 +95,9 @@ export async function seedReads(db: TestDatabase, tenant: Applied): Promise<Read
   // imported when called: helpers.ts composes this file's malformedInput part, so a static import would be a cycle
   const { insertSendSchedule, insertSequence } = await import('./helpers.ts');
   const org = tenant.organization_id;
-  const schedule = await insertSendSchedule(db, org);
+  // the organization's default send schedule (another part's fixture may have made it)
+  const existing = await db.owner.query(`select id from app_public.send_schedules where organization_id = $1 and is_default`, [org]);
+  const schedule: string = existing.rows[0]?.id ?? await insertSendSchedule(db, org);
   const steps = [
     { step_key: 'hello', type: 'email', delay: { minutes: 0 }, subject: 'Hi', body: 'Hello' },
     { step_key: 'pause', type: 'wait', delay: { days: 1 } },
@@ -117,17 +119,44 @@ export async function seedReads(db: TestDatabase, tenant: Applied): Promise<Read
 }
 
 // The malformed-input suite: sequences and enrollments in each tenant, so that ids of both
-// organizations land in the pools (an enrollment's id is only found with its sequence's).
+// organizations land in the pools. An enrollment is found only with its own sequence, and the
+// suite draws sequenceId and enrollmentId apart: for the two operations that take both, the
+// sequenceId value names one of these sequences more often than not, and enrollmentId (drawn
+// right after it, in path order) one of its enrollments. The sequences are drafts and only
+// North's enrollments are live, so that the other parts' operations on them can succeed too.
+const seeded = new Map<string, string[]>();
+let lastSequence: string | undefined;
+let turn = 0;
+const pairedSequence = (r: Rand, pools: Pools): string => {
+  const ours = [...seeded.keys()].filter((id) => pools.ids('sequenceId').own.includes(id));
+  lastSequence = ours.length && r() < 0.7 ? pick(r, ours) : undefined;
+  return lastSequence ?? pick(r, [...pools.ids('sequenceId').own, ...pools.ids('sequenceId').other]);
+};
 export const readsMalformedInput: MalformedInput = {
   fixture: (base) => ({
     ...base,
     api_keys: [...base.api_keys, ...readsFixture().api_keys.filter((k) => !base.api_keys.some((b) => b.ref === k.ref))],
   }),
   async setup(app, tenant) {
-    await seedReads(app.db, tenant);
+    const d = await seedReads(app.db, tenant);
+    await app.db.owner.query(`update app_public.sequences set status = 'inactive', paused_at = null where id = any($1::uuid[])`,
+      [[d.orgWide, d.north, d.south]]);
+    await app.db.owner.query(`update app_public.enrollments set status = 'completed', end_reason = 'exit_condition',
+        current_step_index = null, current_step_key = null, next_step_due_at = null, next_run_at = null, paused_at = null
+      where organization_id = $1 and sequence_id <> $2`, [tenant.organization_id, d.north]);
+    for (const [name, enrollmentId] of Object.entries(d.enrollments)) {
+      const sequenceId = d[name.split('.')[0] as 'orgWide' | 'north' | 'south'];
+      seeded.set(sequenceId, [...(seeded.get(sequenceId) ?? []), enrollmentId]);
+    }
   },
   values: {
-    status: (r) => pick(r, ['active', 'paused', 'completed', 'cancelled', 'failed']),
-    email: (r) => pick(r, ['ann@example.com', 'ANN@EXAMPLE.COM', 'dee@example.com', 'nobody@example.com']),
+    'sequences_list_enrollments.status': (r) => pick(r, ['active', 'paused', 'completed', 'cancelled', 'failed']),
+    'sequences_list_enrollments.email': (r) => pick(r, ['ann@example.com', 'ANN@EXAMPLE.COM', 'dee@example.com', 'nobody@example.com']),
+    'sequences_get_enrollment.sequenceId': pairedSequence,
+    'sequences_cancel_enrollment.sequenceId': pairedSequence,
+    enrollmentId: (r, pools) => {
+      const ofSequence = lastSequence ? seeded.get(lastSequence)! : [];
+      return ofSequence.length ? ofSequence[turn++ % ofSequence.length]! : pick(r, pools.ids('enrollmentId').own);
+    },
   },
 };
