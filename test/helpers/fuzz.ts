@@ -35,7 +35,10 @@ export interface MalformedInput {
   fixture?: (base: Fixture) => Fixture;
   /** Records made through the API once each tenant exists (their ids join the pools). */
   setup?: (app: TestApp, tenant: Applied) => Promise<void>;
-  /** Values of the area's input fields, by field name, that fit the fixture's data. */
+  /**
+   * Values of the area's input fields that fit the fixture's data, by field name, or by
+   * `<operationId>.<field>` for one operation's field only (other operations' draws unchanged).
+   */
   values?: Record<string, (r: Rand, pools: Pools) => unknown>;
   /**
    * Transitions that refuse to run twice (a 409 by the spec, as resuming a sequence no longer

@@ -113,9 +113,12 @@ function fieldSchemas(op: AnyOperation): Record<string, Schema> {
   return out;
 }
 
-/** A careful caller's value for a field: the area's value for it (when it has one) or the schema's. */
+/**
+ * A careful caller's value for a field: the area's value for it (when it has one: for this
+ * operation's field, `<operationId>.<field>`, else for any field of that name) or the schema's.
+ */
 function plausibleFor(op: AnyOperation, k: string, r: Rand): unknown {
-  const fromArea = partOf(op)?.values?.[k];
+  const fromArea = partOf(op)?.values?.[`${op.operationId}.${k}`] ?? partOf(op)?.values?.[k];
   return fromArea && r() < 0.5 ? fromArea(r, pools) : plausible(fieldSchemas(op)[k] ?? {}, r, pools, k);
 }
 

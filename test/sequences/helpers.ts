@@ -4,6 +4,7 @@
 import type { TestDatabase } from '../helpers/db.ts';
 import { authoringMalformedInput, composeMalformedInput } from './authoring-helpers.ts';
 import { engineMalformedInput } from './engine-helpers.ts';
+import { readsMalformedInput } from './reads-helpers.ts';
 
 const ALWAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' }));
 
@@ -48,4 +49,4 @@ export async function insertSequence(db: TestDatabase, organizationId: string, s
 }
 
 // The area's part of the malformed-input suite: each part's pool, composed (add a part to the list).
-export const malformedInput = composeMalformedInput(authoringMalformedInput, engineMalformedInput);
+export const malformedInput = composeMalformedInput(authoringMalformedInput, engineMalformedInput, readsMalformedInput);
