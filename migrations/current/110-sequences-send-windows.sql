@@ -89,20 +89,30 @@ comment on function app_hidden.sequence_send_schedule(uuid, uuid) is
 -- (Re)schedules the pending step of each live, active enrollment listed, at its next_run_at,
 -- replacing any job the enrollment already has. Called in the transaction that changed the
 -- enrollments (enroll, resume, the engine moving on), so a committed change always has its job.
+-- The enrollments are looked up by primary key, one probe per id, and only then tested: written
+-- as `e.id = any(ids) and e.status = 'active'`, the planner took the partial unique index
+-- enrollments_one_live (whose predicate the status implies) on organization_id alone and read
+-- every live enrollment of the organization for each call (3 ms at 6,000 enrollments, on every
+-- enroll and every step). plpgsql, so that its plan is made once per connection.
 create or replace function app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) returns int
-language sql volatile security definer
+language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
-  with due as (
+declare
+  specs graphile_worker.job_spec[];
+begin
+  specs := array(
     select row('sequence_step',
                json_build_object('organization_id', e.organization_id, 'enrollment_id', e.id, 'step_key', e.current_step_key),
-               null, e.next_run_at, null, 'sequence_step:' || e.id, null, null)::graphile_worker.job_spec as spec
-      from app_public.enrollments e
-     where e.organization_id = schedule_enrollment_steps.organization_id and e.id = any(enrollment_ids)
-       and e.status = 'active' and e.current_step_key is not null and e.next_run_at is not null
-  )
-  select coalesce((select count(*)::int from graphile_worker.add_jobs((select array_agg(spec) from due), false)
-                    where exists (select 1 from due)), 0)
-$$;
+               null, e.next_run_at, null, 'sequence_step:' || e.id, null, null)::graphile_worker.job_spec
+      from (select x.* from unnest(enrollment_ids) as i(id)
+              join app_public.enrollments x on x.organization_id = schedule_enrollment_steps.organization_id and x.id = i.id
+            offset 0) e   -- the fence keeps the status test out of the lookup, so only the primary key fits it
+     where e.status = 'active' and e.current_step_key is not null and e.next_run_at is not null);
+  if cardinality(specs) = 0 then
+    return 0;
+  end if;
+  return (select count(*)::int from graphile_worker.add_jobs(specs, false));
+end $$;
 comment on function app_private.schedule_enrollment_steps(uuid, uuid[]) is
   'Adds (or moves) the sequence_step job of each listed active enrollment to its next_run_at; job key sequence_step:<id>.';
 revoke execute on function app_private.schedule_enrollment_steps(uuid, uuid[]) from public;

@@ -29,6 +29,9 @@ grant execute on function app_hidden.enrollment_json(app_public.enrollments) to 
 -- they stopped; nothing is due any more. Each gets its event. A pending sequence_step job finds
 -- the enrollment ended and does nothing. Enrollments already ended are left as they are (a
 -- second cancel answers the same row), and are not returned.
+-- The enrollments listed are found by primary key, one probe per id, and only then tested for
+-- being live (a status test next to `id = any(ids)` would let the planner read every live
+-- enrollment of the organization through enrollments_one_live, as schedule_enrollment_steps did).
 create or replace function app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text)
 returns setof app_public.enrollments
 language plpgsql volatile security definer
@@ -38,11 +41,16 @@ begin
     raise exception 'end_enrollments: % is not an end status', status;
   end if;
   return query
-  with ended as (
+  with listed as (
+    select x.organization_id, x.id from unnest(enrollment_ids) as i(id)
+      join app_public.enrollments x on x.organization_id = end_enrollments.organization_id and x.id = i.id
+    offset 0   -- the fence keeps the status test out of the lookup, so only the primary key fits it
+  ), ended as (
     update app_public.enrollments e
        set status = end_enrollments.status, end_reason = end_enrollments.reason, next_step_due_at = null,
            next_run_at = null, paused_at = null, updated_at = now()
-     where e.organization_id = end_enrollments.organization_id and e.id = any(enrollment_ids)
+      from listed
+     where e.organization_id = listed.organization_id and e.id = listed.id
        and e.status in ('active', 'paused')
     returning e.*
   ), logged as (
