@@ -86,7 +86,7 @@ const LOAD_ENROLLMENTS = `
 async function load(): Promise<State> {
   const t0 = Date.now();
   await freshDatabase(db, DB_NAME);
-  // the sequences migrations are still in migrations/current/ while the area is being built
+  // committed migrations and any in progress (migrations/current/)
   await migrate(ownerUrl, db.loginPassword, { withCurrent: true });
   const owner = new pg.Client(ownerUrl);
   await owner.connect();

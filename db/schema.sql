@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000013) and migrations/current/ (100-sequences-tables.sql, 110-sequences-send-windows.sql, 120-sequences-enrollment-json.sql, 200-sequences-language.sql, 210-sequences-authoring.sql, 300-sequences-engine-enroll.sql, 305-sequences-schedule_enrollment_steps.sql, 306-sequences-end_enrollments.sql, 310-sequences-engine-step.sql, 320-sequences-engine-triggers.sql, 325-event_subscribers-by-location.sql, 330-sequences-engine-unsubscribe.sql, 340-sequences-engine-test-step.sql, 400-sequences-enrollment-counts.sql, 410-sequences-enrollment-reads.sql) leave.
--- migrations sha256:4f63ffc14e69dfd648ac4c8620fc6f0d01f134b755cd695b48286d37fddd26e3
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (none) leave.
+-- migrations sha256:98773f66af416352cba7ba07b65119d24ab8b3c2539b5e4e61beb522c2d79e69
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
