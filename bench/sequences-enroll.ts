@@ -9,7 +9,7 @@ import { adminApply } from '../src/admin/commands.ts';
 import { AREAS } from '../src/areas.ts';
 import { loginUrlFor } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { benchServer, closedLoop, databaseUrl, fmt, startTarget } from './lib.ts';
+import { benchServer, closedLoop, databaseUrl, fmt, startTarget, writeSection } from './lib.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS || 200_000);
 const SECONDS = Number(process.env.BENCH_SECONDS || 6);
@@ -67,16 +67,20 @@ child.kill('SIGINT');
 const { rows: [{ n }] } = await pool.query(`select count(*)::int as n from app_public.enrollments where organization_id = $1`, [org]);
 if (next > CONTACTS) log(`warning: ${next} enrolls for ${CONTACTS} contacts: the later ones were skipped, not new`);
 const ratios = rows.map((r) => r.enroll / r.get).sort((a, b) => a - b);
-console.log(`
-### sequences_enroll against contacts_get (node bench/sequences-enroll.ts)
+const section = `
+## sequences_enroll against contacts_get
 
-${fmt(CONTACTS)} contacts, 16 connections, ${SECONDS} s a measurement, ${ROUNDS} rounds alternating; ${fmt(n)} enrollments made.
+Produced by \`BENCH_CONTACTS=${CONTACTS} BENCH_SECONDS=${SECONDS} BENCH_ROUNDS=${ROUNDS} DATABASE_URL=… node bench/sequences-enroll.ts\`
+on ${new Date().toISOString().slice(0, 10)}: ${fmt(CONTACTS)} contacts, 16 connections, ${SECONDS} s a measurement, ${ROUNDS} rounds
+alternating; ${fmt(n)} enrollments made. docs/sequences-engine.md ("Performance") says where the time goes.
 
 | round | contacts_get (req/s) | sequences_enroll (req/s) | ratio | p95 get / enroll (ms) | errors |
 |---|---|---|---|---|---|
 ${rows.map((r, i) => `| ${i + 1} | ${r.get.toFixed(0)} | ${r.enroll.toFixed(0)} | ${(r.enroll / r.get).toFixed(2)} | ${r.getP95} / ${r.enrollP95} | ${r.errors} |`).join('\n')}
 
 Median ratio: **${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)}** (target ≥ 0.5).
-`);
+`;
+console.log(section);
+writeSection('sequences-enroll', section);
 await pool.end();
 await db.stop();
