@@ -1,5 +1,5 @@
 -- The schema that migrations/committed/ (000001–000014) and migrations/current/ (none) leave.
--- migrations sha256:98773f66af416352cba7ba07b65119d24ab8b3c2539b5e4e61beb522c2d79e69
+-- migrations sha256:33b8d251b07cb8d33bc99f63cf51821f5d98062466424c206d08de10dbe74dd6
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -4343,28 +4343,25 @@ CREATE FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+declare
+  one uuid;
+  ended app_public.enrollments;
 begin
   if status not in ('cancelled', 'completed', 'failed') then
     raise exception 'end_enrollments: % is not an end status', status;
   end if;
-  return query
-  with listed as (
-    select x.organization_id, x.id from unnest(enrollment_ids) as i(id)
-      join app_public.enrollments x on x.organization_id = end_enrollments.organization_id and x.id = i.id
-    offset 0   -- the fence keeps the status test out of the lookup, so only the primary key fits it
-  ), ended as (
+  foreach one in array coalesce(enrollment_ids, '{}') loop
     update app_public.enrollments e
        set status = end_enrollments.status, end_reason = end_enrollments.reason, next_step_due_at = null,
            next_run_at = null, paused_at = null, updated_at = now()
-      from listed
-     where e.organization_id = listed.organization_id and e.id = listed.id
-       and e.status in ('active', 'paused')
-    returning e.*
-  ), logged as (
-    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
-    select ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason from ended
-  )
-  select * from ended;
+     where e.organization_id = end_enrollments.organization_id and e.id = one and e.status in ('active', 'paused')
+    returning e.* into ended;
+    if found then
+      insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+      values (ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason);
+      return next ended;
+    end if;
+  end loop;
 end $$;
 
 ALTER FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text) OWNER TO svc_owner;

@@ -1,5 +1,5 @@
 --! Previous: sha1:fa5ae6451142651d76b97830a0b774c1a10c129b
---! Hash: sha1:076ee43b004057b82fc57f9db679a4d55e140d48
+--! Hash: sha1:504c880a42eba9799a3ecff804b8c22c6980dde0
 --! Message: Sequences: send schedules, sequences, enrollments, step runs and events; the template and condition language; authoring, the engine and the enrollment reads
 
 --! split: 100-sequences-tables.sql
@@ -404,35 +404,34 @@ grant execute on function app_hidden.enrollment_json(app_public.enrollments) to 
 -- they stopped; nothing is due any more. Each gets its event. A pending sequence_step job finds
 -- the enrollment ended and does nothing. Enrollments already ended are left as they are (a
 -- second cancel answers the same row), and are not returned.
--- The enrollments listed are found by primary key, one probe per id, and only then tested for
--- being live (a status test next to `id = any(ids)` would let the planner read every live
--- enrollment of the organization through enrollments_one_live, as schedule_enrollment_steps did).
+-- One enrollment at a time, each found by its primary key. A set-based UPDATE joined to the
+-- list, with the live-status test, let the planner drive it from the partial unique index
+-- enrollments_one_live (whose predicate that test is) on organization_id alone: it read every
+-- live enrollment of the organization on each call (0.7 s at 90,000 live enrollments, on every
+-- step that ends one), whatever fence the list had.
 create or replace function app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text)
 returns setof app_public.enrollments
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+declare
+  one uuid;
+  ended app_public.enrollments;
 begin
   if status not in ('cancelled', 'completed', 'failed') then
     raise exception 'end_enrollments: % is not an end status', status;
   end if;
-  return query
-  with listed as (
-    select x.organization_id, x.id from unnest(enrollment_ids) as i(id)
-      join app_public.enrollments x on x.organization_id = end_enrollments.organization_id and x.id = i.id
-    offset 0   -- the fence keeps the status test out of the lookup, so only the primary key fits it
-  ), ended as (
+  foreach one in array coalesce(enrollment_ids, '{}') loop
     update app_public.enrollments e
        set status = end_enrollments.status, end_reason = end_enrollments.reason, next_step_due_at = null,
            next_run_at = null, paused_at = null, updated_at = now()
-      from listed
-     where e.organization_id = listed.organization_id and e.id = listed.id
-       and e.status in ('active', 'paused')
-    returning e.*
-  ), logged as (
-    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
-    select ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason from ended
-  )
-  select * from ended;
+     where e.organization_id = end_enrollments.organization_id and e.id = one and e.status in ('active', 'paused')
+    returning e.* into ended;
+    if found then
+      insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+      values (ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason);
+      return next ended;
+    end if;
+  end loop;
 end $$;
 comment on function app_private.end_enrollments(uuid, uuid[], text, text) is
   'Ends the live enrollments listed (cancelled, completed or failed, with a reason) and logs the event; returns those it ended.';
