@@ -147,11 +147,13 @@ const STALE_PLAN = new Set(['0A000', '26000']);
 type Results = pg.QueryResult<Record<string, unknown>>[];
 
 // A deadlock (40P01) or serialization failure (40001) undoes the whole transaction: nothing of
-// it happened, so it is run again, a few times, after a short random pause that lets the other
-// side finish. Concurrent writers swapping two contacts' phones meet this way; the second try
-// then sees the other's commit (and answers 409 if the phone is taken now).
+// it happened, so it is run again, up to five tries in all, after a short random pause (growing
+// with each try) that lets the other side finish. Concurrent writers swapping two contacts'
+// phones meet this way; the second try then sees the other's commit (and answers 409 if the phone
+// is taken now). Sixteen writers racing on one contact (test/platform/concurrency.test.ts) could
+// meet three times in a row.
 const CONFLICTS = new Set(['40P01', '40001']);
-const ATTEMPTS = 3;
+const ATTEMPTS = 5;
 
 async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
