@@ -86,8 +86,6 @@ const LOAD_ENROLLMENTS = `
 async function load(): Promise<State> {
   const t0 = Date.now();
   await freshDatabase(db, DB_NAME);
-  // committed migrations and any in progress (migrations/current/)
-  await migrate(ownerUrl, db.loginPassword, { withCurrent: true });
   const owner = new pg.Client(ownerUrl);
   await owner.connect();
   try {

@@ -17,10 +17,9 @@ import pg from 'pg';
 import { runOnce, type Task } from 'graphile-worker';
 import { adminApply } from '../src/admin/commands.ts';
 import { AREAS } from '../src/areas.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { sinkTransport } from '../src/delivery/sink.ts';
 import { allTasks, workerLogger, workerPreset } from '../src/worker.ts';
-import { benchServer, databaseUrl, fmt, writeSection } from './lib.ts';
+import { benchServer, fmt, freshDatabase, writeSection } from './lib.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS || 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
@@ -30,13 +29,7 @@ const started = Date.now();
 const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 
 const db = await benchServer();
-const admin = new pg.Client(db.ownerUrl);
-await admin.connect();
-await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-await admin.query(`create database ${DB_NAME}`);
-await admin.end();
-const ownerUrl = databaseUrl(db, DB_NAME);
-await migrate(ownerUrl, db.loginPassword, { withCurrent: true });
+const ownerUrl = await freshDatabase(db, DB_NAME);
 
 const pool = new pg.Pool({ connectionString: ownerUrl, max: CONCURRENCY + 4 });
 const tenant = await adminApply(pool, {

@@ -8,8 +8,7 @@ import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
 import { AREAS } from '../src/areas.ts';
 import { loginUrlFor } from '../src/db/connect.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { benchServer, closedLoop, databaseUrl, fmt, startTarget, writeSection } from './lib.ts';
+import { benchServer, closedLoop, fmt, freshDatabase, startTarget, writeSection } from './lib.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS || 200_000);
 const SECONDS = Number(process.env.BENCH_SECONDS || 6);
@@ -19,13 +18,7 @@ const started = Date.now();
 const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 
 const db = await benchServer();
-const admin = new pg.Client(db.ownerUrl);
-await admin.connect();
-await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-await admin.query(`create database ${DB_NAME}`);
-await admin.end();
-const ownerUrl = databaseUrl(db, DB_NAME);
-await migrate(ownerUrl, db.loginPassword, { withCurrent: true });
+const ownerUrl = await freshDatabase(db, DB_NAME);
 const loginUrl = loginUrlFor(ownerUrl, db.loginPassword);
 
 const pool = new pg.Pool({ connectionString: ownerUrl, max: 2 });
