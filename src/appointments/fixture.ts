@@ -193,6 +193,7 @@ class Place {
 }
 
 async function applyLocationsAndUsers(ctx: FixtureContext, f: Part): Promise<void> {
+  ctx.output('team_member_ids'); // always in the output, if empty
   for (const [i, l] of f.locations.entries()) {
     checkHours(l.hours, `locations[${i}].hours`);
     const address = l.address ? { ...l.address, country_code: l.address.country_code?.toUpperCase() ?? null } : null;
