@@ -33,29 +33,30 @@ language sql stable parallel safe as $$
 $$;
 comment on function app_hidden.location_json(app_public.locations) is 'A location as locations_list answers it.';
 
--- Who does an offering: its listed team members that still work at the location, or every team
--- member of the location when none is listed.
-create or replace function app_hidden.offering_team_member_ids(o app_public.offerings) returns uuid[]
+-- Who does an offering, or covers a territory: the team members it lists that still work at its
+-- location, or every team member of the location when it lists none.
+create or replace function app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) returns uuid[]
 language sql stable as $$
   select coalesce(array_agg(m order by ord), '{}')
-    from app_hidden.location_team_members(o.organization_id, o.location_id) with ordinality t(m, ord)
-   where not exists (select 1 from app_public.offering_team_members x where x.organization_id = o.organization_id and x.offering_id = o.id)
-      or m in (select x.staff_profile_id from app_public.offering_team_members x
-                where x.organization_id = o.organization_id and x.offering_id = o.id)
+    from app_hidden.location_team_members(organization_id, location_id) with ordinality t(m, ord)
+   where cardinality(listed) = 0 or m = any(listed)
 $$;
-comment on function app_hidden.offering_team_member_ids(app_public.offerings) is
-  'Team members who do the offering (its own list, or everyone at its location when it lists none), oldest first.';
+comment on function app_hidden.listed_team_member_ids(uuid, uuid, uuid[]) is
+  'The listed team members still at the location (all of its team members when none is listed), oldest first.';
+
+create or replace function app_hidden.offering_team_member_ids(o app_public.offerings) returns uuid[]
+language sql stable as $$
+  select app_hidden.listed_team_member_ids(o.organization_id, o.location_id,
+    array(select x.staff_profile_id from app_public.offering_team_members x where x.organization_id = o.organization_id and x.offering_id = o.id))
+$$;
+comment on function app_hidden.offering_team_member_ids(app_public.offerings) is 'Team members who do the offering, oldest first.';
 
 create or replace function app_hidden.territory_team_member_ids(t app_public.territories) returns uuid[]
 language sql stable as $$
-  select coalesce(array_agg(m order by ord), '{}')
-    from app_hidden.location_team_members(t.organization_id, t.location_id) with ordinality l(m, ord)
-   where not exists (select 1 from app_public.territory_team_members x where x.organization_id = t.organization_id and x.territory_id = t.id)
-      or m in (select x.staff_profile_id from app_public.territory_team_members x
-                where x.organization_id = t.organization_id and x.territory_id = t.id)
+  select app_hidden.listed_team_member_ids(t.organization_id, t.location_id,
+    array(select x.staff_profile_id from app_public.territory_team_members x where x.organization_id = t.organization_id and x.territory_id = t.id))
 $$;
-comment on function app_hidden.territory_team_member_ids(app_public.territories) is
-  'Team members who cover the territory (its own list, or everyone at its location when it lists none), oldest first.';
+comment on function app_hidden.territory_team_member_ids(app_public.territories) is 'Team members who cover the territory, oldest first.';
 
 -- A location's booking options: what appointments_create needs to book there. Also the body of
 -- the 409 offering_required (booking_options). Reads as the caller: call it for a location the
@@ -271,7 +272,8 @@ end $$;
 comment on function app_public.appointments_get(uuid) is
   'appointments_get: one appointment or block in reach (a series: recurring, its first start), cancelled ones too.';
 
-grant execute on function app_hidden.location_json(app_public.locations), app_hidden.offering_team_member_ids(app_public.offerings),
+grant execute on function app_hidden.location_json(app_public.locations), app_hidden.listed_team_member_ids(uuid, uuid, uuid[]),
+  app_hidden.offering_team_member_ids(app_public.offerings),
   app_hidden.territory_team_member_ids(app_public.territories), app_hidden.location_booking_options(uuid, uuid),
   app_hidden.territory_json(app_public.territories), app_hidden.require_location(uuid),
   app_hidden.listed_appointments(timestamptz, timestamptz, text, text, uuid), app_hidden.query_error(text, text)

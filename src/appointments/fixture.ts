@@ -184,6 +184,14 @@ class Place {
     if (!row.here) throw new FixtureError(`${where}: "${userRef}" is not an active team member of the location`);
     return row.id;
   }
+  /** Writes who does an offering or covers a territory (`team_member_refs`). */
+  async listTeamMembers(of: 'offering' | 'territory', id: string, refs: readonly string[], locationId: string, where: string): Promise<void> {
+    for (const [j, member] of [...new Set(refs)].entries()) {
+      const staffProfile = await this.teamMember(member, locationId, `${where}.team_member_refs[${j}]`);
+      await this.ctx.q(`insert into app_public.${of}_team_members (organization_id, ${of}_id, staff_profile_id) values ($1, $2, $3)`,
+        [this.ctx.organizationId, id, staffProfile]);
+    }
+  }
   /** The location of an entity (offering, calendar) by its ref, checked against the location given. */
   async sameLocation(table: 'offerings' | 'calendars', id: string, locationId: string, where: string): Promise<void> {
     const [row] = await this.ctx.q<{ location_id: string }>(
@@ -222,10 +230,7 @@ async function applyResources(ctx: FixtureContext, f: Part, place: Place): Promi
     const [row] = await ctx.q<{ id: string }>(
       `insert into app_public.offerings (organization_id, location_id, name, duration_minutes) values ($1, $2, $3, $4) returning id`,
       [org, location, o.name, o.duration_minutes]);
-    for (const [j, member] of [...new Set(o.team_member_refs)].entries()) {
-      await ctx.q(`insert into app_public.offering_team_members (organization_id, offering_id, staff_profile_id) values ($1, $2, $3)`,
-        [org, row!.id, await place.teamMember(member, location, `${where}.team_member_refs[${j}]`)]);
-    }
+    await place.listTeamMembers('offering', row!.id, o.team_member_refs, location, where);
     ctx.remember('offering', o.ref, row!.id, where);
   }
   for (const [i, t] of f.territories.entries()) {
@@ -237,10 +242,7 @@ async function applyResources(ctx: FixtureContext, f: Part, place: Place): Promi
          from unnest($5::text[]) c
        returning id`,
       [org, location, t.name, t.country_code.toUpperCase(), t.postal_codes]);
-    for (const [j, member] of [...new Set(t.team_member_refs)].entries()) {
-      await ctx.q(`insert into app_public.territory_team_members (organization_id, territory_id, staff_profile_id) values ($1, $2, $3)`,
-        [org, row!.id, await place.teamMember(member, location, `${where}.team_member_refs[${j}]`)]);
-    }
+    await place.listTeamMembers('territory', row!.id, t.team_member_refs, location, where);
     ctx.remember('territory', t.ref, row!.id, where);
   }
   for (const [i, c] of f.calendars.entries()) {
