@@ -238,3 +238,29 @@ test('MCP: appointments_list and appointments_get answer as REST does', async (t
   t.true(hidden.isError);
   t.like(json(hidden), { statusCode: 404, error: 'not_found' });
 });
+
+test('an own-records MEMBER filters by its own clients only; another contact is 404', async (t) => {
+  // the contacts of nia's bookings are its own clients (written by the bookings' trigger; stated
+  // here too, so this suite reads them whichever part writes them)
+  const { rows: [nia] } = await app.db.owner.query('select person_id from app_public.staff_profiles where id = $1', [teamMember(acme, 'nia')]);
+  for (const contact of [acme.ids.ann, acme.ids.dee]) {
+    await app.db.owner.query(
+      `insert into app_private.own_clients (organization_id, person_id, contact_id, source) values ($1, $2, $3, 'appointments')
+       on conflict do nothing`, [acme.organization_id, nia.person_id, contact]);
+  }
+  const ann = await list(acme.keys.nia_personal!, `${MARCH}&contact_id=${acme.ids.ann}`);
+  t.is(ann.status, 200);
+  // a1 is Ann's too, but Sam's: not listed to nia
+  t.deepEqual(named(acme, ann.body.items), ['a_series@2030-03-04T15:00', 'a_series@2030-03-11T14:00', 'a_series@2030-03-18T14:00', 'a_series@2030-03-25T14:00']);
+  const dee = await list(acme.keys.nia_personal!, `${MARCH}&contact_id=${acme.ids.dee}`);
+  t.deepEqual(named(acme, dee.body.items), ['a2@2030-03-05T16:00']);
+  // a North contact with no booking of nia's: Sam (records level all) reads it, nia does not
+  const { rows: [eli] } = await app.db.owner.query(
+    `with c as (insert into app_public.contacts (organization_id, name, email) values ($1, 'Eli North', 'eli@example.com') returning id)
+     insert into app_public.contact_locations (organization_id, contact_id, location_id) select $1, id, $2 from c returning contact_id`,
+    [acme.organization_id, acme.ids.north]);
+  t.is((await list(acme.keys.sam_personal!, `${MARCH}&contact_id=${eli.contact_id}`)).status, 200);
+  const other = await list(acme.keys.nia_personal!, `${MARCH}&contact_id=${eli.contact_id}`);
+  t.is(other.status, 404);
+  t.is(other.body.error, 'not_found');
+});
