@@ -95,10 +95,14 @@ $$;
 --------------------------------------------------------------------------------
 -- Locations and their booking resources
 --------------------------------------------------------------------------------
--- 404 unless the credential reaches the location (an id elsewhere is as absent as none).
+-- 404 unless the credential reaches the location (an id elsewhere is as absent as none); NULL
+-- (no location filter) has nothing to check.
 create or replace function app_hidden.require_location(location_id uuid) returns void
 language plpgsql stable as $$
 begin
+  if location_id is null then
+    return;
+  end if;
   perform 1 from app_public.locations l where l.organization_id = app_hidden.current_org_id() and l.id = require_location.location_id;
   if not found then
     perform app_hidden.raise_error(404, 'not_found', 'Location not found');
@@ -140,9 +144,7 @@ language plpgsql stable as $$
 begin
   page := app_hidden.page_number(page);
   page_size := app_hidden.page_limit(page_size);
-  if location_id is not null then
-    perform app_hidden.require_location(location_id);
-  end if;
+  perform app_hidden.require_location(location_id);
   return app_hidden.page_of((
     select coalesce(jsonb_agg(app_hidden.territory_json(t) order by t.name, t.id), '[]')
       from app_public.territories t
@@ -159,9 +161,7 @@ language plpgsql stable as $$
 begin
   page := app_hidden.page_number(page);
   page_size := app_hidden.page_limit(page_size);
-  if location_id is not null then
-    perform app_hidden.require_location(location_id);
-  end if;
+  perform app_hidden.require_location(location_id);
   return app_hidden.page_of((
     select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'location_id', c.location_id, 'name', c.name) order by c.name, c.id), '[]')
       from app_public.calendars c
@@ -199,14 +199,6 @@ $$;
 comment on function app_hidden.listed_appointments(timestamptz, timestamptz, text, text, uuid) is
   'The live bookings starting in a window, one row per occurrence of a series, optionally of one contact (by id, attendee phone or email).';
 
--- A 400 naming a query parameter, as REST's validation would.
-create or replace function app_hidden.query_error(param text, message text) returns void
-language plpgsql as $$
-begin
-  perform app_hidden.raise_error(400, 'bad_request', format('query.%s: %s', param, message),
-    jsonb_build_object('issues', jsonb_build_array(jsonb_build_object('path', 'query.' || param, 'message', message))));
-end $$;
-
 create or replace function app_public.appointments_list(window_from timestamptz, window_to timestamptz, contact_id uuid, page int, page_size int)
 returns jsonb
 language plpgsql stable as $$
@@ -222,9 +214,9 @@ begin
   window_from := coalesce(window_from, now());
   window_to := coalesce(window_to, window_from + interval '30 days');
   if window_to <= window_from then
-    perform app_hidden.query_error('to', 'must be after from (the window is empty)');
+    perform app_hidden.page_error('to', 'must be after from (the window is empty)');
   elsif window_to > window_from + interval '92 days' then
-    perform app_hidden.query_error('to', 'at most 92 days after from');
+    perform app_hidden.page_error('to', 'at most 92 days after from');
   end if;
   if contact_id is not null then
     select c.phone, c.email_key into c_phone, c_email from app_public.contacts c
@@ -262,7 +254,7 @@ grant execute on function app_hidden.location_json(app_public.locations), app_hi
   app_hidden.offering_team_member_ids(app_public.offerings),
   app_hidden.territory_team_member_ids(app_public.territories), app_hidden.location_booking_options(uuid, uuid),
   app_hidden.territory_json(app_public.territories), app_hidden.require_location(uuid), app_hidden.page_of(jsonb, int, int),
-  app_hidden.listed_appointments(timestamptz, timestamptz, text, text, uuid), app_hidden.query_error(text, text)
+  app_hidden.listed_appointments(timestamptz, timestamptz, text, text, uuid)
   to svc_request, svc_worker;
 grant execute on function app_public.locations_list(int, int), app_public.locations_booking_options(uuid),
   app_public.territories_list(uuid, text, text, int, int), app_public.calendars_list(uuid, int, int),
