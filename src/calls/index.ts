@@ -3,9 +3,11 @@
 import type { Area } from '../registry/area.ts';
 import { callsFixture } from './fixture.ts';
 import { readOperations } from './reads.ts';
+import { webhookPages } from './webhook.ts';
 
 export const calls: Area = {
   name: 'calls',
   operations: readOperations,
   fixture: callsFixture,
+  pages: webhookPages,
 };
