@@ -4,9 +4,9 @@
 // A call is recorded once per platform call id (a retried delivery answers the first's ids):
 // app_hidden.voice_call_record (migrations/current/722-calls-webhook.sql).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
 import { z } from 'zod';
 import { publicStatement } from '../db/public.ts';
+import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';
 import { parseJsonBody } from '../platform/input.ts';
@@ -33,16 +33,6 @@ export const VoiceCall = z.object({
   transcript: z.array(z.object({ speaker: z.enum(['caller', 'assistant', 'staff']), text: z.string().max(20000) })).max(5000).default([]),
 });
 
-async function readBody(req: Request): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new ApiError(413, 'payload_too_large', 'The request body is too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
 
 function signedCorrectly(secret: string | undefined, body: Buffer, header: string | undefined): boolean {
   if (!secret || !header) return false;
@@ -55,7 +45,7 @@ export const webhookPages: PublicPage[] = [{
   method: 'POST',
   path: '/webhooks/voice',
   async handle(req, res, { pool }) {
-    const body = await readBody(req);
+    const body = await readRawBody(req, MAX_BODY);
     const secret = process.env.VOICE_WEBHOOK_SECRET;
     if (!secret) log.warn('VOICE_WEBHOOK_SECRET is not set: every voice webhook is refused');
     if (!signedCorrectly(secret, body, req.get(SIGNATURE_HEADER))) {

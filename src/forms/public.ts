@@ -5,6 +5,7 @@
 // stored as spam and answered like an accepted submission (a bot learns nothing); a payload that
 // does not fit the fields is a 400 naming them, and stores nothing.
 import type { Request, Response } from 'express';
+import { readRawBody } from '../http/body.ts';
 import { ApiError, badRequest } from '../platform/errors.ts';
 import { parseJsonBody } from '../platform/input.ts';
 import type { PublicPage } from '../registry/area.ts';
@@ -12,17 +13,6 @@ import { HONEYPOT_FIELD, TOKEN_FIELD, formToken, publicForm, submitForm, type Pu
 
 const MAX_BODY = 64 * 1024;
 
-/** The body's bytes, at most MAX_BODY (413 beyond). */
-async function readBody(req: Request): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new ApiError(413, 'payload_too_large', `A form submission is at most ${MAX_BODY} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
 
 /** The submitted fields: a JSON object, or urlencoded pairs (a key given twice is a 400). */
 function fieldsOf(req: Request, raw: Buffer): Record<string, unknown> {
@@ -89,7 +79,7 @@ export const formPages: PublicPage[] = [
     async handle(req, res, { pool }) {
       const form = await formOf(req, pool);
       cors(req, res, form);
-      const fields = fieldsOf(req, await readBody(req));
+      const fields = fieldsOf(req, await readRawBody(req, MAX_BODY, 'A form submission'));
       const done = await submitForm(pool, form, fields, { clientAddress: req.ip ?? req.socket.remoteAddress ?? undefined });
       res.status(201).set('Cache-Control', 'no-store').json({ id: done.submission_id, received: true });
     },

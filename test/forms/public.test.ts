@@ -205,3 +205,16 @@ test.serial('svc admin form submit goes through the same checks', async (t) => {
     t.is(res.code, 2);
   });
 });
+
+test.serial('form_submitted is a trigger sequences list and accept', async (t) => {
+  const triggers = await app.request('GET', '/api/v1/sequences/triggers', { key: acme.keys.org });
+  t.is(triggers.status, 200, JSON.stringify(triggers.body).slice(0, 200));
+  const found = JSON.stringify(triggers.body);
+  t.regex(found, /form_submitted/);
+  const created = await app.request('POST', '/api/v1/sequences', { key: acme.keys.org, body: {
+    name: 'Thanks for your message', trigger: { type: 'form_submitted', form_id: acme.ids.org_form } } });
+  t.is(created.status, 201, JSON.stringify(created.body).slice(0, 300));
+  const refused = await app.request('POST', '/api/v1/sequences', { key: acme.keys.org, body: {
+    name: 'No form', trigger: { type: 'form_submitted' } } });
+  t.is(refused.status, 400);
+});
