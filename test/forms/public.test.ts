@@ -218,3 +218,20 @@ test.serial('form_submitted is a trigger sequences list and accept', async (t) =
     name: 'No form', trigger: { type: 'form_submitted' } } });
   t.is(refused.status, 400);
 });
+
+test.serial('concurrent posts: one contact for one new email, and the rate holds under a burst', async (t) => {
+  const tenant = await app.apply(formsFixture('Burst Co'));
+  const form = tenant.ids.org_form!;
+  const token = await tokenIssued(form, 10_000);
+  const same = await Promise.all(Array.from({ length: 8 }, () => post(form, { email: 'Burst@Example.com', _token: token })));
+  t.true(same.every((r) => r.status === 201), JSON.stringify(same.map((r) => r.body)).slice(0, 300));
+  const { rows } = await app.db.owner.query(`select count(*)::int as n from app_public.contacts where organization_id = $1 and email_key = 'burst@example.com'`,
+    [tenant.organization_id]);
+  t.is(rows[0].n, 1);
+  const burst = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+    post(form, { email: `burst${i}@example.com`, _token: token }, { 'x-forwarded-for': '198.51.100.9' })));
+  t.true(burst.every((r) => r.status === 201));
+  const { rows: counted } = await app.db.owner.query(`select status, count(*)::int as n from app_public.form_submissions
+    where organization_id = $1 and client_address = '198.51.100.9' group by status order by status`, [tenant.organization_id]);
+  t.deepEqual(counted, [{ status: 'accepted', n: 5 }, { status: 'spam', n: 5 }]);
+});
