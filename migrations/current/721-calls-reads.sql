@@ -32,6 +32,11 @@ declare
   page app_public.calls[];
   last app_public.calls;
 begin
+  -- the page size first, before anything is read (NULL: 25; outside 1 to 100: 400, as over REST)
+  lim := app_hidden.page_limit(lim);
+  if (after_at is null) <> (after_id is null) then
+    perform app_hidden.raise_error(400, 'bad_request', 'query.cursor: not a cursor from this list: pass next_cursor back unchanged');
+  end if;
   if calls_list.contact_id is not null and not exists (
       select 1 from app_public.contacts x where x.organization_id = app_hidden.current_org_id() and x.id = calls_list.contact_id) then
     perform app_hidden.raise_error(404, 'not_found', 'Contact not found');

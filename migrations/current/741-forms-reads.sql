@@ -49,18 +49,25 @@ language sql stable as $$
 $$;
 comment on function app_public.forms_get(uuid) is 'forms_get: one form with its fields; 404 when out of reach.';
 
+drop function if exists app_public.forms_list_submissions(uuid, int, int, text, timestamptz, timestamptz, text);
 -- A page of a form's submissions, newest first, filtered by status, a time range [from, to)
 -- and part of the email. `contact` is the contact as the caller sees it (null when it sees none).
-create or replace function app_public.forms_list_submissions(form_id uuid, page int, lim int, status text,
+create or replace function app_public.forms_list_submissions(form_id uuid, page int, page_size int, status text,
   from_at timestamptz, to_at timestamptz, search text) returns jsonb
 language plpgsql stable as $$
 declare
+  -- the page first, before anything is read (NULL: page 1 of 25; out of range: 400, as over REST)
+  pg int := app_hidden.page_number(page);
+  lim int := app_hidden.page_limit(page_size);
   f app_public.forms := app_hidden.form_for(form_id);
   -- part of the email: a plain substring test (no pattern characters to escape)
   part text := lower(search);
   total int;
   items jsonb;
 begin
+  if forms_list_submissions.status not in ('accepted', 'spam') then
+    perform app_hidden.raise_error(400, 'bad_request', 'query.status: expected accepted or spam');
+  end if;
   select count(*) into total from app_public.form_submissions s
    where s.organization_id = f.organization_id and s.form_id = f.id
      and (forms_list_submissions.status is null or s.status = forms_list_submissions.status)
@@ -85,8 +92,8 @@ begin
              and (to_at is null or s.submitted_at < to_at)
              and (part is null or strpos(s.email_key, part) > 0)
            order by s.submitted_at desc, s.id desc
-           limit lim offset (page - 1) * lim) x;
-  return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', lim);
+           limit lim offset (pg - 1)::bigint * lim) x;
+  return jsonb_build_object('items', items, 'total', total, 'page', pg, 'limit', lim);
 end $$;
 comment on function app_public.forms_list_submissions(uuid, int, int, text, timestamptz, timestamptz, text) is
   'forms_list_submissions: a page of the form''s submissions, newest first, by status, time range [from, to) and part of the email.';
