@@ -34,6 +34,13 @@ type Part = { forms: z.output<z.ZodObject<typeof FormEntry>>[] };
 
 export const formsFixture: FixtureSection = {
   keys: { forms: { list: FormEntry } },
+  // the demo organization's web form, with one submission of its contact ann
+  demo: {
+    forms: [{ ref: 'contact_us', name: 'Contact us', location_ref: 'downtown', allowed_origins: ['http://localhost:8080'],
+      fields: [{ key: 'name', label: 'Name', type: 'text' }, { key: 'email', label: 'Email', type: 'email', required: true },
+        { key: 'phone', label: 'Phone', type: 'phone' }, { key: 'message', label: 'How can we help?', type: 'textarea' }],
+      submissions: [{ payload: { name: 'Ann Lee', email: 'ann.lee@example.com', message: 'Do you take new patients?' }, contact_ref: 'ann' }] }],
+  },
   async apply(ctx, fixture) {
     const org = ctx.organizationId;
     for (const [i, f] of (fixture as Part).forms.entries()) {

@@ -9,6 +9,7 @@ import { callTool } from '../helpers/mcp.ts';
 import { refusedWithoutWrites } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { formsFixture, intakeFields } from './helpers.ts';
+import { demoFixture } from '../../src/seed/demo.ts';
 
 let app: TestApp;
 let acme: Applied;
@@ -93,4 +94,14 @@ test('MCP serves the same reads', async (t) => {
   const page = await callTool(app, key('org'), 'forms_list_submissions', { formId: acme.ids.intake, status: 'spam' });
   t.deepEqual(page.body.items.map((s: { id: string }) => refOf(s.id)), ['s_spam']);
   t.true((await callTool(app, key('sam_personal'), 'forms_list_submissions', { formId: acme.ids.intake })).isError);
+});
+
+test('the demo organization has a web form with a submission', async (t) => {
+  const demo = await app.apply(demoFixture());
+  const forms = await app.request('GET', '/api/v1/forms', { key: demo.keys.organization });
+  t.is(forms.status, 200, JSON.stringify(forms.body).slice(0, 200));
+  t.deepEqual(forms.body.items.map((f: { name: string }) => f.name), ['Contact us']);
+  const subs = await app.request('GET', `/api/v1/forms/${demo.ids.contact_us}/submissions`, { key: demo.keys.organization });
+  t.like(subs.body, { total: 1 });
+  t.is(subs.body.items[0].contact_id, demo.ids.ann);
 });
