@@ -19,7 +19,9 @@ create table if not exists app_public.forms (
   location_id uuid,
   name text not null check (length(name) between 1 and 200),
   allowed_origins text[] not null default '{}'
-    check (cardinality(allowed_origins) <= 50 and array_position(allowed_origins, null) is null),
+    check (cardinality(allowed_origins) <= 50 and array_position(allowed_origins, null) is null
+           -- each an http(s) origin: an opaque origin ("null") would admit any sandboxed page
+           and array_to_string(allowed_origins, ' ') ~ '^(https?://[^ /]+( |$))*$'),
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   primary key (organization_id, id),

@@ -25,7 +25,8 @@ const FormEntry = {
   ref: ref.optional(),
   name: z.string().min(1).max(200),
   location_ref: ref.optional(),
-  allowed_origins: z.array(z.url().max(200)).max(50).default([]),
+  // sites: http or https (an opaque origin, "null", would admit any sandboxed page)
+  allowed_origins: z.array(z.url({ protocol: /^https?$/ }).max(200)).max(50).default([]),
   fields: z.array(Field).max(100).default([]),
   submissions: z.array(SubmissionEntry).default([]),
 };
