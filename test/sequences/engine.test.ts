@@ -5,7 +5,7 @@ import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
 import { insertSendSchedule, insertSequence } from './helpers.ts';
-import { drain, engineFixture, enroll, enrollment, events, jobOf, makeDue, outbox, stepRuns } from './engine-helpers.ts';
+import { drain, engineFixture, enroll, enrollment, events, jobOf, makeDue, outbox, stepRuns, sweep } from './engine-helpers.ts';
 
 let app: TestApp;
 let tenant: Applied;
@@ -20,6 +20,22 @@ test.after.always(async () => {
 });
 
 const key = () => tenant.keys.org!;
+const sweepJobs = async () => (await app.db.owner.query(`select j.key from graphile_worker._private_jobs j
+  join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'sequence_step_sweep' order by j.key`)).rows.map((r) => r.key);
+
+test.serial('requests enrolling into a step due now share one waiting sweep job, whose sweep queues every step', async (t) => {
+  const seq = await insertSequence(app.db, org, { name: 'Burst' });
+  const contacts = [tenant.ids.bob!, tenant.ids.cy!, tenant.ids.dee!];
+  const answers = await Promise.all(contacts.map((c) => enroll(app, key(), seq, { contact_id: c })));
+  t.deepEqual(answers.map((a) => a.body.status), ['enrolled', 'enrolled', 'enrolled']);
+  const ids = answers.map((a) => a.body.enrollment.id as string);
+  t.deepEqual(await sweepJobs(), [`sequence_step_sweep:${org}`]);
+  for (const id of ids) t.falsy(await jobOf(app.db, id));
+  await drain(app.db);
+  for (const id of ids) t.like(await enrollment(app.db, id), { status: 'completed', end_reason: 'last_step' });
+  t.is((await outbox(app.db, org)).filter((m) => m.meta.sequence_id === seq).length, 3);
+  t.deepEqual(await sweepJobs(), []);
+});
 
 test.serial('email, a wait, then SMS: each step once, into the outbox with its meta', async (t) => {
   const seq = await insertSequence(app.db, org, {
@@ -35,6 +51,9 @@ test.serial('email, a wait, then SMS: each step once, into the outbox with its m
   t.is(res.body.status, 'enrolled');
   const id = res.body.enrollment.id as string;
   t.is(res.body.enrollment.current_step_key, 'hello');
+  // due now: the request added no step job but its organization's sweep, waiting to run now
+  t.falsy(await jobOf(app.db, id));
+  t.deepEqual(await sweepJobs(), [`sequence_step_sweep:${org}`]);
 
   await drain(app.db);
   let mail = (await outbox(app.db, org)).filter((m) => m.meta.enrollment_id === id);
@@ -49,12 +68,14 @@ test.serial('email, a wait, then SMS: each step once, into the outbox with its m
   t.regex(mail[0].meta.headers['List-Unsubscribe'], /^<http.*\/unsubscribe\/[A-Za-z0-9_-]{40,}>$/);
   t.is(mail[0].meta.headers['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click');
 
-  // now on the wait step, due in two days: draining again sends nothing
+  // now on the wait step, due in two days: no job until the sweep finds it near; draining again
+  // sends nothing
   let e = await enrollment(app.db, id);
   t.is(e.current_step_key, 'pause');
   const due = new Date(e.next_step_due_at).getTime() - Date.now();
   t.true(due > 2 * 86400_000 - 120_000 && due <= 2 * 86400_000, `due in ${due} ms`);
-  t.truthy(await jobOf(app.db, id));
+  t.falsy(await jobOf(app.db, id));
+  t.deepEqual(await sweepJobs(), []);
   await drain(app.db);
   t.is((await outbox(app.db, org)).filter((m) => m.meta.enrollment_id === id).length, 1);
 
@@ -216,7 +237,9 @@ test.serial('DST: a step due at night before clocks spring forward runs at 08:00
   // fall back (2026-11-01): 08:00 EST = 13:00 UTC
   const fall = await at(tenant.ids.cy!, '2026-10-31T22:00:00-04:00');
   t.is(new Date(fall.next_run_at).toISOString(), '2026-11-01T13:00:00.000Z');
-  // the job runs then
+  // the sweep adds its job, to run then, once that comes near
+  t.falsy(await jobOf(app.db, spring.id));
+  await sweep(app.db, '2027-03-14T12:00:00.000Z');
   t.is(new Date((await jobOf(app.db, spring.id)).run_at).toISOString(), '2027-03-14T12:00:00.000Z');
   // moving on after a send keeps the window: from a send at 16:59 EDT on Monday, one day later is 16:59 Tuesday, in the window
   await app.db.owner.query(`select app_private.advance_enrollment($1, $2, '2027-03-15T16:59:00-04:00')`, [org, spring.id]);
