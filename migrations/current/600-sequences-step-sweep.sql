@@ -12,17 +12,16 @@
 --     cron each minute) adds, in one add_jobs call, the job of every active enrollment that runs
 --     within the horizon and has none; its key (sequence_step:<enrollment id>) makes a second
 --     sweep, or a sweep racing a writer, add nothing twice.
---   * A request that enrolls (or resumes) one enrollment running within the horizon does not add
---     its job either: it makes sure its organization has one sequence_step_sweep job waiting to
---     run now (key sequence_step_sweep:<organization id>), so a burst of requests shares one job
---     and one notification, and the sweep picks them up within moments. A set running within the
---     horizon (an event fired for thousands of contacts, a resume) gets its jobs in one add_jobs
---     call, as before: one notification for all.
---   * The engine moving an enrollment on (in the worker, not a request) adds the next step's job
---     itself when it runs within the horizon, as before: a step with no delay goes out at once.
---   * An enrollment that already has a waiting job (rescheduled by a resume, or looked at again
---     after a transport held its message) has that job moved to its new run time, as before, so
---     a job never runs a step early.
+--   * A request that enrolls one contact into a step running within the horizon does not add its
+--     job either: it makes sure its organization has one sequence_step_sweep job waiting to run
+--     now (key sequence_step_sweep:<organization id>), so a burst of requests shares one job and
+--     one notification, and the sweep picks them up within moments. A set enrolled into a step
+--     running within the horizon (an event fired for thousands of contacts) gets its jobs in one
+--     add_jobs call, as before: one notification for all.
+--   * The other writers (app_private.schedule_enrollment_steps: a resume, the engine moving an
+--     enrollment on in the worker) add the job of a step running within the horizon themselves,
+--     as before (a step with no delay goes out at once), and move a job already waiting for the
+--     enrollment to its new run time, so a job never runs a step early.
 -- Crash safety is unchanged: an enrollment committed is found by the next sweep whatever happened
 -- to the process that wrote it; the step run's uniqueness still keeps a step from running twice.
 set local role svc_owner;
@@ -107,52 +106,36 @@ comment on function app_private.sweep_enrollment_steps(uuid, timestamptz) is
 revoke execute on function app_private.sweep_enrollment_steps(uuid, timestamptz) from public;
 
 -- (Re)schedules the pending step of each live, active enrollment listed, in the transaction that
--- changed them (a resume, the engine moving on): a job waiting for one of them is moved to its
--- next_run_at; one without a job that runs within the horizon gets it now (queue_now: the engine,
--- in the worker; or several listed: one add_jobs call for all) or else from its organization's
--- sweep, kicked now (one enrollment of a request); one that runs later gets it from the sweep. The enrollments are looked up by primary key, one probe
--- per id, and only then tested (the fence: see 000014, part 110). Answers how many jobs it added
--- or moved.
-drop function if exists app_private.schedule_enrollment_steps(uuid, uuid[]);
-create or replace function app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[],
-  queue_now boolean default false) returns int
+-- changed them (a resume, the engine moving on, a claim that finds its message still with the
+-- transport): a job waiting for one of them is moved to its next_run_at, as before; one without a
+-- job gets it now when it runs within the sweep horizon (a step with no delay goes out at once),
+-- and from the sweep otherwise. The enrollments are looked up by primary key, one probe per id, and
+-- only then tested (the fence: see 000014, part 110). Answers how many jobs it added or moved.
+create or replace function app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) returns int
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
-  soon timestamptz := now() + app_hidden.sequence_sweep_horizon();
-  specs graphile_worker.job_spec[] := '{}';
-  kick boolean := false;
-  e record;
+  specs graphile_worker.job_spec[];
 begin
-  for e in
-    select x.organization_id, x.id, x.current_step_key, x.next_run_at,
-           exists (select 1 from graphile_worker._private_jobs j where j.key = 'sequence_step:' || x.id and j.locked_at is null) as waiting
-      from (select y.* from unnest(enrollment_ids) as i(id)
-              join app_public.enrollments y on y.organization_id = schedule_enrollment_steps.organization_id and y.id = i.id
-            offset 0) x   -- the fence keeps the status test out of the lookup, so only the primary key fits it
-     where x.status = 'active' and x.current_step_key is not null and x.next_run_at is not null
-  loop
-    if e.waiting or ((queue_now or cardinality(enrollment_ids) > 1) and e.next_run_at <= soon) then
-      specs := specs || row('sequence_step',
-        json_build_object('organization_id', e.organization_id, 'enrollment_id', e.id, 'step_key', e.current_step_key),
-        null, e.next_run_at, null, 'sequence_step:' || e.id, null, null)::graphile_worker.job_spec;
-    elsif e.next_run_at <= soon then
-      kick := true;
-    end if;
-  end loop;
-  if kick then
-    perform app_private.kick_step_sweep(schedule_enrollment_steps.organization_id);
-  end if;
+  specs := array(
+    select row('sequence_step',
+               json_build_object('organization_id', e.organization_id, 'enrollment_id', e.id, 'step_key', e.current_step_key),
+               null, e.next_run_at, null, 'sequence_step:' || e.id, null, null)::graphile_worker.job_spec
+      from (select x.* from unnest(enrollment_ids) as i(id)
+              join app_public.enrollments x on x.organization_id = schedule_enrollment_steps.organization_id and x.id = i.id
+            offset 0) e   -- the fence keeps the status test out of the lookup, so only the primary key fits it
+     where e.status = 'active' and e.current_step_key is not null and e.next_run_at is not null
+       and (e.next_run_at <= now() + app_hidden.sequence_sweep_horizon()
+            or exists (select 1 from graphile_worker._private_jobs j where j.key = 'sequence_step:' || e.id and j.locked_at is null)));
   if cardinality(specs) = 0 then
     return 0;
   end if;
   return (select count(*)::int from graphile_worker.add_jobs(specs, false));
 end $$;
-comment on function app_private.schedule_enrollment_steps(uuid, uuid[], boolean) is
-  'Moves the waiting sequence_step job of each listed active enrollment to its next_run_at; one without a job that runs '
-  'within the sweep horizon gets it now (queue_now, or several listed) or from its organization''s sweep, kicked now; later '
-  'ones from the sweep.';
-revoke execute on function app_private.schedule_enrollment_steps(uuid, uuid[], boolean) from public;
+comment on function app_private.schedule_enrollment_steps(uuid, uuid[]) is
+  'Moves the waiting sequence_step job of each listed active enrollment to its next_run_at, or adds it when it runs within the '
+  'sweep horizon; later steps get theirs from sequence_step_sweep. Job key sequence_step:<id>.';
+revoke execute on function app_private.schedule_enrollment_steps(uuid, uuid[]) from public;
 
 -- The one way contacts enter a sequence, as 000014 (part 300) has it, but the enrollment is the
 -- unit of work. All the new enrollments run at the same time: later than the sweep horizon, no

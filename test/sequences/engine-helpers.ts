@@ -41,7 +41,7 @@ export async function makeDue(db: TestDatabase, enrollmentIds?: string[]): Promi
      select organization_id, array_agg(id) as ids from due group by organization_id`, [enrollmentIds ?? null]);
   let n = 0;
   for (const r of rows) {
-    await db.owner.query('select app_private.schedule_enrollment_steps($1, $2::uuid[], queue_now => true)', [r.organization_id, r.ids]);
+    await db.owner.query('select app_private.schedule_enrollment_steps($1, $2::uuid[])', [r.organization_id, r.ids]);
     n += r.ids.length;
   }
   return n;
