@@ -4,6 +4,7 @@ import test from 'ava';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
+import { crontab } from '../../src/worker.ts';
 import { insertSendSchedule, insertSequence } from './helpers.ts';
 import { drain, engineFixture, enroll, enrollment, events, jobOf, makeDue, outbox, stepRuns, sweep } from './engine-helpers.ts';
 
@@ -245,4 +246,30 @@ test.serial('DST: a step due at night before clocks spring forward runs at 08:00
   await app.db.owner.query(`select app_private.advance_enrollment($1, $2, '2027-03-15T16:59:00-04:00')`, [org, spring.id]);
   t.like(await enrollment(app.db, spring.id), { current_step_key: 'b' });
   t.is(new Date((await enrollment(app.db, spring.id)).next_run_at).toISOString(), '2027-03-16T20:59:00.000Z');
+});
+
+test.serial('the sweep task, as its cron line runs it: the jobs of steps running within two minutes, each once; later ones wait', async (t) => {
+  t.true(crontab.split('\n').includes('* * * * * sequence_step_sweep'));
+  const seq = await insertSequence(app.db, org, { name: 'Swept', steps: [{ step_key: 'a', type: 'email', subject: 'A', body: 'A' }] });
+  // written as a writer that died before its sweep came would leave them: no jobs
+  const ids = (await app.db.owner.query(`insert into app_public.enrollments (organization_id, sequence_id, contact_id, current_step_index,
+      current_step_key, next_step_due_at, next_run_at)
+    select $1, $2, c.id, 0, 'a', now() + d.at, now() + d.at
+      from (values ($3::uuid, interval '1 minute'), ($4::uuid, interval '10 minutes')) d(contact, at)
+      join app_public.contacts c on c.id = d.contact
+    returning id, contact_id`, [org, seq, tenant.ids.ann, tenant.ids.bob])).rows;
+  const soon = ids.find((r) => r.contact_id === tenant.ids.ann)!.id;
+  const later = ids.find((r) => r.contact_id === tenant.ids.bob)!.id;
+  for (const payload of [{}, { organization_id: org }, { _cron: { ts: new Date().toISOString(), backfilled: false } }]) {
+    await app.db.owner.query(`select graphile_worker.add_job('sequence_step_sweep', $1::json)`, [JSON.stringify(payload)]);
+    await drain(app.db);
+    const job = await jobOf(app.db, soon);
+    t.truthy(job, 'the step due in a minute has its job');
+    t.true(Math.abs(new Date(job.run_at).getTime() - new Date((await enrollment(app.db, soon)).next_run_at).getTime()) < 1);
+    t.falsy(await jobOf(app.db, later), 'the step due in ten minutes waits for a later sweep');
+  }
+  const { rows: [{ n }] } = await app.db.owner.query(`select count(*)::int as n from graphile_worker._private_jobs where key = $1`, [`sequence_step:${soon}`]);
+  t.is(n, 1);
+  await app.db.owner.query(`update app_public.enrollments set status = 'cancelled', end_reason = 'test', next_step_due_at = null,
+    next_run_at = null, updated_at = now() where id = any($1)`, [[soon, later]]);
 });
