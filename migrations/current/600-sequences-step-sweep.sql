@@ -37,7 +37,7 @@ create index if not exists enrollments_due on app_public.enrollments (organizati
   where status = 'active';
 
 -- The advisory lock a request holds (shared, until it commits) while it relies on a waiting
--- sweep job of its organization, and the sweep takes (exclusive, for a moment) before it reads.
+-- sweep job of its organization, and the sweep takes (exclusive) before it reads.
 create or replace function app_hidden.sequence_sweep_lock_key(organization_id uuid) returns int
 language sql immutable parallel safe as $$ select hashtext('sequence_step_sweep:' || organization_id) $$;
 comment on function app_hidden.sequence_sweep_lock_key(uuid) is
@@ -79,10 +79,11 @@ declare
   specs graphile_worker.job_spec[];
 begin
   if organization_id is not null then
-    -- every request that saw this organization's sweep job waiting has committed once this
-    -- lock is granted; the statement below (a new snapshot) sees its enrollments
-    perform pg_advisory_lock(7613, app_hidden.sequence_sweep_lock_key(sweep_enrollment_steps.organization_id));
-    perform pg_advisory_unlock(7613, app_hidden.sequence_sweep_lock_key(sweep_enrollment_steps.organization_id));
+    -- every request that saw this organization's sweep job waiting has committed once this lock
+    -- is granted, and the statement below (a new snapshot) sees its enrollments. Held to the end
+    -- of this transaction (a lock taken and let go at once would stay taken were the statement
+    -- cancelled in between): requests kicking meanwhile wait for this sweep, milliseconds.
+    perform pg_advisory_xact_lock(7613, app_hidden.sequence_sweep_lock_key(sweep_enrollment_steps.organization_id));
   end if;
   specs := array(
     select row('sequence_step',
