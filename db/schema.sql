@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000014) and migrations/current/ (none) leave.
--- migrations sha256:33b8d251b07cb8d33bc99f63cf51821f5d98062466424c206d08de10dbe74dd6
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (600-sequences-step-sweep.sql, 610-sequences-step-cost.sql) leave.
+-- migrations sha256:7e255524ca02f904712eb1d2c5488e1dbbcefb06efa260c49c3f9dddf51cd5e4
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -3735,6 +3735,38 @@ ALTER FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_sche
 COMMENT ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) IS 'The send schedule of a sequence: the one it names, or the organization''s default; NULL when there is none.';
 
 --
+-- Name: sequence_sweep_horizon(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.sequence_sweep_horizon() RETURNS interval
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select interval '2 minutes' $$;
+
+ALTER FUNCTION app_hidden.sequence_sweep_horizon() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequence_sweep_horizon(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.sequence_sweep_horizon() IS 'How far ahead the sequence_step_sweep adds step jobs: more than its cron period (one minute), so a step gets its job before it is due.';
+
+--
+-- Name: sequence_sweep_lock_key(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.sequence_sweep_lock_key(organization_id uuid) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select hashtext('sequence_step_sweep:' || organization_id) $$;
+
+ALTER FUNCTION app_hidden.sequence_sweep_lock_key(organization_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequence_sweep_lock_key(organization_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.sequence_sweep_lock_key(organization_id uuid) IS 'The second key of the advisory lock (first key 7613) that orders requests relying on a waiting sweep job before that sweep.';
+
+--
 -- Name: sequence_trigger_types(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -4345,22 +4377,25 @@ CREATE FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids
     AS $$
 declare
   one uuid;
+  was text;
   ended app_public.enrollments;
 begin
   if status not in ('cancelled', 'completed', 'failed') then
     raise exception 'end_enrollments: % is not an end status', status;
   end if;
   foreach one in array coalesce(enrollment_ids, '{}') loop
+    select e.status into was from app_public.enrollments e
+     where e.organization_id = end_enrollments.organization_id and e.id = one
+       for update;
+    continue when not found or was not in ('active', 'paused');
     update app_public.enrollments e
        set status = end_enrollments.status, end_reason = end_enrollments.reason, next_step_due_at = null,
            next_run_at = null, paused_at = null, updated_at = now()
-     where e.organization_id = end_enrollments.organization_id and e.id = one and e.status in ('active', 'paused')
+     where e.organization_id = end_enrollments.organization_id and e.id = one
     returning e.* into ended;
-    if found then
-      insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
-      values (ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason);
-      return next ended;
-    end if;
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+    values (ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason);
+    return next ended;
   end loop;
 end $$;
 
@@ -4506,8 +4541,16 @@ begin
     -- a live enrollment that ended between the two: try those again
     pending := array(select c from unnest(pending) c where not c = any(answered));
   end loop;
-  if cardinality(new_ids) > 0 then
-    perform app_private.schedule_enrollment_steps(enroll_contacts.organization_id, new_ids);
+  if cardinality(new_ids) > 0 and run_at <= now() + app_hidden.sequence_sweep_horizon() then
+    if cardinality(new_ids) = 1 then
+      perform app_private.kick_step_sweep(enroll_contacts.organization_id);
+    else
+      -- a set (an event fired for many contacts): their jobs in one add_jobs call, one notification
+      perform graphile_worker.add_jobs(array(
+        select row('sequence_step', json_build_object('organization_id', enroll_contacts.organization_id, 'enrollment_id', i,
+                   'step_key', step->>'step_key'), null, run_at, null, 'sequence_step:' || i, null, null)::graphile_worker.job_spec
+          from unnest(new_ids) i), false);
+    end if;
   end if;
 end $$;
 
@@ -4517,7 +4560,7 @@ ALTER FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uui
 -- Name: FUNCTION enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone) IS 'Enrolls contacts (the one core of every way in, set-based): enrollment on the first or given step, due at + delay, run in the send window, enrolled event, jobs scheduled in one call; a contact already live answers its enrollment (not enrolled).';
+COMMENT ON FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone) IS 'Enrolls contacts (the one core of every way in, set-based): enrollment on the first or given step, due at + delay, run in the send window, enrolled event; step jobs added at once for a set due within the sweep horizon, else from the sweep (one contact due within it kicks it); a contact already live answers its enrollment (not enrolled).';
 
 --
 -- Name: event_subscribers(text, jsonb, boolean, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -4661,6 +4704,32 @@ ALTER FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id
 --
 
 COMMENT ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) IS 'Advisory-lock key held by the connection running the first call of (credential, operation, idempotency key).';
+
+--
+-- Name: kick_step_sweep(uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.kick_step_sweep(organization_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform pg_advisory_xact_lock_shared(7613, app_hidden.sequence_sweep_lock_key(kick_step_sweep.organization_id));
+  if not exists (select 1 from graphile_worker._private_jobs j
+                  where j.key = 'sequence_step_sweep:' || kick_step_sweep.organization_id and j.locked_at is null
+                    and j.attempts < j.max_attempts) then
+    perform graphile_worker.add_job('sequence_step_sweep', json_build_object('organization_id', kick_step_sweep.organization_id),
+      job_key => 'sequence_step_sweep:' || kick_step_sweep.organization_id);
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.kick_step_sweep(organization_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION kick_step_sweep(organization_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.kick_step_sweep(organization_id uuid) IS 'Makes sure the organization has a sequence_step_sweep job waiting to run now (one for a burst of writers).';
 
 --
 -- Name: new_unsubscribe_token(uuid, text, uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -4856,7 +4925,9 @@ begin
       from (select x.* from unnest(enrollment_ids) as i(id)
               join app_public.enrollments x on x.organization_id = schedule_enrollment_steps.organization_id and x.id = i.id
             offset 0) e   -- the fence keeps the status test out of the lookup, so only the primary key fits it
-     where e.status = 'active' and e.current_step_key is not null and e.next_run_at is not null);
+     where e.status = 'active' and e.current_step_key is not null and e.next_run_at is not null
+       and (e.next_run_at <= now() + app_hidden.sequence_sweep_horizon()
+            or exists (select 1 from graphile_worker._private_jobs j where j.key = 'sequence_step:' || e.id and j.locked_at is null)));
   if cardinality(specs) = 0 then
     return 0;
   end if;
@@ -4869,7 +4940,7 @@ ALTER FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrol
 -- Name: FUNCTION schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) IS 'Adds (or moves) the sequence_step job of each listed active enrollment to its next_run_at; job key sequence_step:<id>.';
+COMMENT ON FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) IS 'Moves the waiting sequence_step job of each listed active enrollment to its next_run_at, or adds it when it runs within the sweep horizon; later steps get theirs from sequence_step_sweep. Job key sequence_step:<id>.';
 
 --
 -- Name: send_refusal(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -5075,6 +5146,50 @@ ALTER FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment
 --
 
 COMMENT ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) IS 'Second transaction of a sequence step: records sent or failed (step run, message, event; with sink, the outbox row) and moves the enrollment on. Commits without waiting for the disk: a lost record leaves the run sending, later unknown.';
+
+--
+-- Name: sweep_enrollment_steps(uuid, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.sweep_enrollment_steps(organization_id uuid DEFAULT NULL::uuid, until timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  upto timestamptz := coalesce(until, now() + app_hidden.sequence_sweep_horizon());
+  specs graphile_worker.job_spec[];
+begin
+  if organization_id is not null then
+    -- every request that saw this organization's sweep job waiting has committed once this lock
+    -- is granted, and the statement below (a new snapshot) sees its enrollments. Held to the end
+    -- of this transaction (a lock taken and let go at once would stay taken were the statement
+    -- cancelled in between): requests kicking meanwhile wait for this sweep, milliseconds.
+    perform pg_advisory_xact_lock(7613, app_hidden.sequence_sweep_lock_key(sweep_enrollment_steps.organization_id));
+  end if;
+  specs := array(
+    select row('sequence_step',
+               json_build_object('organization_id', e.organization_id, 'enrollment_id', e.id, 'step_key', e.current_step_key),
+               null, e.next_run_at, null, 'sequence_step:' || e.id, null, null)::graphile_worker.job_spec
+      from app_public.organizations o
+     cross join lateral (
+       select x.organization_id, x.id, x.current_step_key, x.next_run_at from app_public.enrollments x
+        where x.organization_id = o.id and x.status = 'active' and x.next_run_at <= upto and x.current_step_key is not null
+          and not exists (select 1 from graphile_worker._private_jobs j where j.key = 'sequence_step:' || x.id)
+          for share of x skip locked) e
+     where sweep_enrollment_steps.organization_id is null or o.id = sweep_enrollment_steps.organization_id);
+  if cardinality(specs) = 0 then
+    return 0;
+  end if;
+  return (select count(*)::int from graphile_worker.add_jobs(specs, false));
+end $$;
+
+ALTER FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sweep_enrollment_steps(organization_id uuid, until timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) IS 'Adds the sequence_step job (key sequence_step:<id>, at next_run_at) of each active enrollment that runs by `until` (default now + the sweep horizon) and has none; one organization or all. Answers how many it added.';
 
 --
 -- Name: tg_contact_events__sequences(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -8179,6 +8294,12 @@ CREATE INDEX enrollments_by_sequence ON app_public.enrollments USING btree (orga
 CREATE INDEX enrollments_by_sequence_status ON app_public.enrollments USING btree (organization_id, sequence_id, status, created_at DESC, id);
 
 --
+-- Name: enrollments_due; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX enrollments_due ON app_public.enrollments USING btree (organization_id, next_run_at) WHERE (status = 'active'::text);
+
+--
 -- Name: enrollments_one_live; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -10323,6 +10444,18 @@ GRANT ALL ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, se
 GRANT ALL ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) TO svc_worker;
 
 --
+-- Name: FUNCTION sequence_sweep_horizon(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.sequence_sweep_horizon() FROM PUBLIC;
+
+--
+-- Name: FUNCTION sequence_sweep_lock_key(organization_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.sequence_sweep_lock_key(organization_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION sequence_trigger_types(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -10480,6 +10613,12 @@ REVOKE ALL ON FUNCTION app_private.fold_enrollment_counts(organization_id uuid, 
 REVOKE ALL ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION kick_step_sweep(organization_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.kick_step_sweep(organization_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION new_unsubscribe_token(organization_id uuid, email text, contact_id uuid, enrollment_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -10528,6 +10667,12 @@ REVOKE ALL ON FUNCTION app_private.sequence_step_claim(organization_id uuid, enr
 --
 
 REVOKE ALL ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION sweep_enrollment_steps(organization_id uuid, until timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_contact_events__sequences(); Type: ACL; Schema: app_private; Owner: svc_owner
