@@ -2,9 +2,12 @@
 // are applied (an area after those it builds on). Adding an area is one line here: see the
 // README's "Adding an area".
 import type { Area } from './registry/area.ts';
+import { appointments } from './appointments/index.ts';
 import { audiences } from './audiences/index.ts';
+import { calls } from './calls/index.ts';
 import { contacts } from './contacts/index.ts';
+import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
 import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, appointments, calls, forms];
