@@ -231,26 +231,26 @@ declare
   s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
   b app_public.broadcast_schedules;
   kind text := body->>'schedule_kind';
-  send_at timestamptz;
-  ends_on date;
+  at timestamptz;
+  last_day date;
 begin
   if kind = 'once' then
-    send_at := (body->>'send_at')::timestamptz;
-    if send_at <= now() then
+    at := (body->>'send_at')::timestamptz;
+    if at <= now() then
       perform app_hidden.sequence_bad('body.send_at', 'must be in the future');
     end if;
   elsif kind = 'recurring' then
     -- the rule, the zone and ends_on (not in the past in the zone) are checked by the operation
-    ends_on := (body->>'ends_on')::date;
+    last_day := (body->>'ends_on')::date;
   else
     perform app_hidden.sequence_bad('body.schedule_kind', 'expected once or recurring');
   end if;
   perform app_hidden.broadcast_cancel_runs(s.id, null);
   insert into app_public.broadcast_schedules as x (organization_id, sequence_id, schedule_kind, send_at, rrule, timezone,
     ends_on, anchor, status, next_fire_at)
-  values (s.organization_id, s.id, kind, send_at, case when kind = 'recurring' then body->>'rrule' end,
-          case when kind = 'recurring' then body->>'timezone' end, ends_on, now(), 'draft', null)
-  on conflict (organization_id, sequence_id) do update
+  values (s.organization_id, s.id, kind, at, case when kind = 'recurring' then body->>'rrule' end,
+          case when kind = 'recurring' then body->>'timezone' end, last_day, now(), 'draft', null)
+  on conflict on constraint broadcast_schedules_pkey do update
      set schedule_kind = excluded.schedule_kind, send_at = excluded.send_at, rrule = excluded.rrule,
          timezone = excluded.timezone, ends_on = excluded.ends_on, anchor = excluded.anchor, status = 'draft',
          next_fire_at = null, updated_at = now()

@@ -140,6 +140,9 @@ declare
   flight uuid[] := '{}';
   lost int := 0;
   outcome text;
+  stored uuid;
+  queued uuid[] := '{}';
+  sunk uuid[] := '{}';
   sent_now int := 0;
   skipped_now int := 0;
 begin
@@ -181,19 +184,31 @@ begin
     select e.current_step_key into key from app_public.enrollments e where e.organization_id = r.organization_id and e.id = one;
     claim := app_private.sequence_step_claim(r.organization_id, one, key, base_url, sink_channels);
     if claim->>'action' = 'send' then
-      messages := messages || jsonb_build_object('enrollment_id', one, 'step_key', key, 'message', claim->'message');
+      -- the message's meta names the run (as its stored row does, below)
+      messages := messages || jsonb_build_object('enrollment_id', one, 'step_key', key, 'message',
+        jsonb_set(claim->'message', '{meta,run_id}', to_jsonb(r.id)));
       flight := flight || one;
+      queued := queued || (claim->'message'->>'id')::uuid;
     elsif claim->>'action' = 'none' then
       -- the sequence is no longer active (deactivated): what is left of the run is cancelled
       perform app_private.end_enrollments(r.organization_id, array[one], 'cancelled', 'sequence_inactive');
     else
       -- finished by the claim: skipped (with its reason) or sent through the sink; an exit
       -- condition or a wait leaves no such step run and counts as cancelled when the run ends
-      select sr.status into outcome from app_public.step_runs sr
+      select sr.status, sr.message_id into outcome, stored from app_public.step_runs sr
        where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key;
-      if outcome = 'sent' then sent_now := sent_now + 1; elsif outcome = 'skipped' then skipped_now := skipped_now + 1; end if;
+      if outcome = 'sent' then
+        sent_now := sent_now + 1;
+        sunk := sunk || stored;
+      elsif outcome = 'skipped' then skipped_now := skipped_now + 1; end if;
     end if;
   end loop;
+  -- the run's id in the meta of the batch's messages (the outbox rows the sink wrote, too), one
+  -- statement each, so that a message says which run sent it
+  update app_private.outgoing_messages m set meta = m.meta || jsonb_build_object('run_id', r.id)
+   where m.organization_id = r.organization_id and m.id = any(queued || sunk);
+  update app_private.outbox o set meta = o.meta || jsonb_build_object('run_id', r.id)
+   where o.organization_id = r.organization_id and o.id = any(sunk);
   update app_public.broadcast_runs x
      set in_flight = flight, sent = x.sent + sent_now, skipped = x.skipped + skipped_now
    where x.organization_id = r.organization_id and x.id = r.id;

@@ -11,6 +11,15 @@ export const SchedulePath = z.object({ sequenceId: uuid.describe('The broadcast\
 export const RunPath = SchedulePath.extend({ runId: uuid.describe('The run\'s id (runs[].id of sequences_get_schedule)') });
 export const RunsQuery = z.object(paging);
 
+/** A YYYY-MM-DD that is a day of the calendar (not 2031-02-30), or null. */
+function realDate(text: string): Temporal.PlainDate | null {
+  try {
+    return Temporal.PlainDate.from(text, { overflow: 'reject' });
+  } catch {
+    return null;
+  }
+}
+
 export const ScheduleBody = z.strictObject({
   schedule_kind: z.enum(['once', 'recurring']).describe('once: at send_at; recurring: on each occurrence of rrule in timezone'),
   send_at: z.iso.datetime({ offset: true }).optional()
@@ -42,9 +51,11 @@ export const ScheduleBody = z.strictObject({
       bad(e.part.split('.'), e.message);
     }
   }
+  const endsOn = b.ends_on === undefined ? undefined : realDate(b.ends_on);
+  if (endsOn === null) bad(['ends_on'], 'not a date of the calendar');
   if (b.timezone === undefined) bad(['timezone'], 'required for schedule_kind recurring');
   else if (!isTimeZone(b.timezone)) bad(['timezone'], 'not an IANA time zone (for example America/New_York)');
-  else if (b.ends_on !== undefined && Temporal.PlainDate.compare(Temporal.PlainDate.from(b.ends_on), Temporal.Now.plainDateISO(b.timezone)) < 0) {
+  else if (endsOn && Temporal.PlainDate.compare(endsOn, Temporal.Now.plainDateISO(b.timezone)) < 0) {
     bad(['ends_on'], 'is in the past in the schedule\'s zone: the series would never fire');
   }
 });

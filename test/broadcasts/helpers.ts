@@ -6,7 +6,7 @@ import type { TestDatabase } from '../helpers/db.ts';
 import { pick, type MalformedInput } from '../helpers/fuzz.ts';
 import { runJobs, sinkOnly } from '../helpers/messages.ts';
 import type { Transports } from '../../src/delivery/index.ts';
-import { insertSendSchedule, insertSequence, type SequenceRow } from '../sequences/helpers.ts';
+import { insertSendSchedule } from '../sequences/helpers.ts';
 
 /** A static audience of these contacts; its id. */
 export async function insertAudience(db: TestDatabase, organizationId: string, contactIds: readonly string[], name = 'Newsletter'): Promise<string> {
@@ -18,13 +18,17 @@ export async function insertAudience(db: TestDatabase, organizationId: string, c
   return a.id;
 }
 
-/** A broadcast (default: inactive, one email step) to this audience; its id. */
-export async function insertBroadcast(db: TestDatabase, organizationId: string, audienceId: string | null, s: SequenceRow = {}): Promise<string> {
-  return insertSequence(db, organizationId, {
-    kind: 'broadcast', name: 'Spring news', status: 'inactive', audience_id: audienceId,
-    steps: [{ step_key: 'news', type: 'email', subject: 'News for {{contact.first_name|you}}', body: 'Hello {{contact.name}}' }],
-    ...s,
-  });
+/** A broadcast (default: inactive, one email step) to this audience, written as the owner; its id. */
+export async function insertBroadcast(db: TestDatabase, organizationId: string, audienceId: string | null, s: {
+  name?: string; status?: 'inactive' | 'active'; steps?: unknown[]; location_id?: string | null; send_schedule_id?: string | null;
+} = {}): Promise<string> {
+  const { rows } = await db.owner.query(
+    `insert into app_public.sequences (organization_id, kind, name, location_id, send_schedule_id, audience_id, steps, status)
+     values ($1, 'broadcast', $2, $3, $4, $5, $6::jsonb, $7) returning id`,
+    [organizationId, s.name ?? 'Spring news', s.location_id ?? null, s.send_schedule_id ?? null, audienceId,
+      JSON.stringify(s.steps ?? [{ step_key: 'news', type: 'email', subject: 'News for {{contact.first_name|you}}', body: 'Hello {{contact.name}}' }]),
+      s.status ?? 'inactive']);
+  return rows[0].id;
 }
 
 /** Makes a scheduled broadcast due now (as if its next_fire_at had come). */
