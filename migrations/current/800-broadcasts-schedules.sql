@@ -187,6 +187,7 @@ grant execute on function app_hidden.broadcast_schedule_of(app_public.sequences,
 create or replace function app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) returns int
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+#variable_conflict use_column
 declare
   s app_public.sequences;
   r app_public.broadcast_runs;
@@ -288,8 +289,9 @@ begin
   perform app_hidden.sequence_require_no_blockers(s);
   return jsonb_build_object('schedule_kind', b.schedule_kind, 'send_at', b.send_at, 'rrule', b.rrule, 'timezone', b.timezone,
     'ends_on', b.ends_on, 'anchor', b.anchor, 'status', b.status, 'next_fire_at', b.next_fire_at, 'now', now(),
+    -- the latest run since the schedule was set (a once schedule that has fired fires no more)
     'last_fire_at', (select max(r.fire_at) from app_public.broadcast_runs r
-                      where r.organization_id = b.organization_id and r.sequence_id = b.sequence_id));
+                      where r.organization_id = b.organization_id and r.sequence_id = b.sequence_id and r.started_at >= b.anchor));
 end $$;
 comment on function app_public.sequences_schedule_for_start(uuid) is
   'sequences_start_schedule, first statement: the broadcast''s schedule locked (404 none; 400 with blockers) and the clock.';
@@ -366,6 +368,7 @@ comment on function app_public.sequences_cancel_schedule_run(uuid, uuid) is
 create or replace function app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) returns void
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+#variable_conflict use_column
 declare
   at timestamptz;
 begin

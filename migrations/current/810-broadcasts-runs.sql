@@ -28,6 +28,7 @@ create or replace function app_private.broadcast_fire(organization_id uuid, sequ
   next_fire_at timestamptz) returns uuid
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+#variable_conflict use_column
 declare
   b app_public.broadcast_schedules;
   s app_public.sequences;
@@ -130,6 +131,7 @@ create or replace function app_private.broadcast_claim_batch(organization_id uui
   sink_channels text[] default '{}') returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+#variable_conflict use_column
 declare
   r app_public.broadcast_runs;
   ids uuid[];
@@ -225,6 +227,7 @@ revoke execute on function app_private.broadcast_claim_batch(uuid, uuid, int, te
 create or replace function app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) returns void
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+#variable_conflict use_column
 declare
   x jsonb;
   ok int := 0;

@@ -28,17 +28,14 @@ export function nextFireAfter(s: StoredSchedule, after: Date | string): Date | n
 
 /**
  * When a schedule started at `now` fires first: a once schedule at send_at unless it has fired
- * (then never); a recurring one at its next occurrence after now.
+ * since it was set (then never); a recurring one at its next occurrence after now.
  */
 export function firstFireAt(s: StoredSchedule, now: Date | string): Date | null {
-  if (s.schedule_kind === 'once') {
-    const at = new Date(s.send_at!);
-    return s.last_fire_at && new Date(s.last_fire_at).getTime() === at.getTime() ? null : at;
-  }
+  if (s.schedule_kind === 'once') return s.last_fire_at ? null : new Date(s.send_at!);
   return nextFireAfter(s, now);
 }
 
-interface Due extends StoredSchedule { organization_id: string; sequence_id: string; next_fire_at: Date; now: Date }
+interface Due extends StoredSchedule { organization_id: string; sequence_id: string; next_fire_at: Date; fire_text: string; now: Date }
 
 /** Fires what is due, `limit` schedules at a time; answers the runs started. */
 export async function fireDue(client: pg.ClientBase, limit = 100): Promise<string[]> {
@@ -46,15 +43,16 @@ export async function fireDue(client: pg.ClientBase, limit = 100): Promise<strin
   for (;;) {
     const { rows } = await client.query<Due>(
       `select b.organization_id, b.sequence_id, b.schedule_kind, b.send_at, b.rrule, b.timezone, b.ends_on::text as ends_on,
-              b.anchor, b.next_fire_at, now() as now
+              b.anchor, b.next_fire_at, b.next_fire_at::text as fire_text, now() as now
          from app_public.broadcast_schedules b
         where b.status = 'scheduled' and b.next_fire_at <= now()
         order by b.next_fire_at limit $1`, [limit]);
     for (const due of rows) {
       const after = due.next_fire_at > due.now ? due.next_fire_at : due.now;
       const next = nextFireAfter(due, after);
+      // fire_text: the stored instant to the microsecond, which a Date would round to the millisecond
       const { rows: [fired] } = await client.query<{ run: string | null }>(
-        'select app_private.broadcast_fire($1, $2, $3, $4) as run', [due.organization_id, due.sequence_id, due.next_fire_at, next]);
+        'select app_private.broadcast_fire($1, $2, $3, $4) as run', [due.organization_id, due.sequence_id, due.fire_text, next]);
       if (fired?.run) runs.push(fired.run);
     }
     if (rows.length < limit) return runs;

@@ -31,11 +31,12 @@ export async function insertBroadcast(db: TestDatabase, organizationId: string, 
   return rows[0].id;
 }
 
-/** Makes a scheduled broadcast due now (as if its next_fire_at had come). */
+/** Makes a scheduled broadcast due now, as if its next_fire_at had come (its scheduler job moved to now). */
 export async function makeScheduleDue(db: TestDatabase, sequenceId: string): Promise<Date> {
   const { rows: [r] } = await db.owner.query(
-    `update app_public.broadcast_schedules set next_fire_at = date_trunc('second', now()) - interval '1 second'
-      where sequence_id = $1 and status = 'scheduled' returning next_fire_at`, [sequenceId]);
+    `update app_public.broadcast_schedules set next_fire_at = clock_timestamp() - interval '1 second'
+      where sequence_id = $1 and status = 'scheduled' returning organization_id, next_fire_at`, [sequenceId]);
+  await db.owner.query('select app_hidden.broadcast_queue_fire($1, $2)', [r.organization_id, sequenceId]);
   return r.next_fire_at;
 }
 
