@@ -58,6 +58,9 @@ create table if not exists app_public.broadcast_runs (
   -- Set in the transaction that claims a batch, emptied in the one that records it; a job that
   -- finds it set knows the process that claimed it died: those are unknown, never sent again.
   in_flight uuid[] not null default '{}',
+  -- when a batch was last claimed or recorded: a run sending with no progress for minutes lost
+  -- its worker (app_private.broadcast_requeue_stalled)
+  progress_at timestamptz not null default now(),
   primary key (organization_id, id),
   foreign key (organization_id, sequence_id) references app_public.sequences on delete cascade,
   check ((status = 'sending') = (finished_at is null))
@@ -66,6 +69,8 @@ comment on table app_public.broadcast_runs is
   'One fired occurrence of a broadcast schedule: its recipients (enrollments with this run_id), counts and the batch in flight.';
 -- an occurrence fires once, whatever number of workers look at the same moment
 create unique index if not exists broadcast_runs_one_per_occurrence on app_public.broadcast_runs (organization_id, sequence_id, fire_at);
+alter table app_public.broadcast_runs add column if not exists progress_at timestamptz not null default now();
+create index if not exists broadcast_runs_sending on app_public.broadcast_runs (progress_at) where status = 'sending';
 create index if not exists broadcast_runs_by_sequence on app_public.broadcast_runs (organization_id, sequence_id, started_at desc, id);
 
 -- A run's recipients still to send: its batches read them in id order

@@ -212,7 +212,7 @@ begin
   update app_private.outbox o set meta = o.meta || jsonb_build_object('run_id', r.id)
    where o.organization_id = r.organization_id and o.id = any(sunk);
   update app_public.broadcast_runs x
-     set in_flight = flight, sent = x.sent + sent_now, skipped = x.skipped + skipped_now
+     set in_flight = flight, progress_at = now(), sent = x.sent + sent_now, skipped = x.skipped + skipped_now
    where x.organization_id = r.organization_id and x.id = r.id;
   return jsonb_build_object('action', 'batch', 'messages', messages, 'handled', cardinality(ids));
 end $$;
@@ -245,11 +245,39 @@ begin
       x->>'step_key', (x->>'message_id')::uuid, x->>'error');
     if x->>'error' is null then ok := ok + 1; else bad := bad + 1; end if;
   end loop;
-  update app_public.broadcast_runs r set in_flight = '{}', sent = r.sent + ok, failed = r.failed + bad
+  update app_public.broadcast_runs r set in_flight = '{}', progress_at = now(), sent = r.sent + ok, failed = r.failed + bad
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id;
 end $$;
 comment on function app_private.broadcast_record_batch(uuid, uuid, jsonb) is
   'A batch''s transport answers recorded (sequence_step_record each), counts moved, the in_flight checkpoint emptied.';
 revoke execute on function app_private.broadcast_record_batch(uuid, uuid, jsonb) from public;
+
+-- A run sending whose job died with its worker: graphile-worker frees a dead worker's job only
+-- after four hours. A run with no batch claimed or recorded for five minutes (a batch's
+-- transport gives up well within that: SMTP 20 s idle, HTTP 15 s) gets a new job (the cron of
+-- broadcast_fire calls this each minute); should its worker be alive after all, the new job finds
+-- the run's advisory lock held and retries later. Answers the runs queued.
+create or replace function app_private.broadcast_requeue_stalled() returns int
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+declare
+  r record;
+  n int := 0;
+begin
+  for r in
+    select x.organization_id, x.id from app_public.broadcast_runs x
+     where x.status = 'sending' and x.progress_at < now() - interval '5 minutes'
+     for update skip locked
+  loop
+    update app_public.broadcast_runs x set progress_at = now() where x.organization_id = r.organization_id and x.id = r.id;
+    perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', r.organization_id, 'run_id', r.id),
+      'broadcast_run:' || r.id, now());
+    n := n + 1;
+  end loop;
+  return n;
+end $$;
+comment on function app_private.broadcast_requeue_stalled() is
+  'Queues a new broadcast_run job for each run sending without progress for five minutes (its worker died).';
+revoke execute on function app_private.broadcast_requeue_stalled() from public;
 
 reset role;

@@ -5,6 +5,7 @@
 // waits for that occurrence, and the run's unique (sequence, fire_at) stops a second run.
 // The next occurrence is computed here with Temporal (occurrences.ts), after the later of the
 // occurrence fired and now: occurrences missed while no worker ran are not sent late one by one.
+// It also queues again the runs whose worker died (no progress for five minutes).
 import type { Task } from 'graphile-worker';
 import type pg from 'pg';
 import { nextOccurrence, parseRule } from './occurrences.ts';
@@ -62,6 +63,9 @@ export async function fireDue(client: pg.ClientBase, limit = 100): Promise<strin
 export const broadcastFire: Task = async (_payload, helpers) => {
   const runs = await helpers.withPgClient((client) => fireDue(client));
   if (runs.length) helpers.logger.info(`broadcast_fire started ${runs.length} runs`);
+  // runs whose worker died: a new job each (app_private.broadcast_requeue_stalled)
+  const { rows: [stalled] } = await helpers.query<{ n: number }>('select app_private.broadcast_requeue_stalled() as n');
+  if (stalled?.n) helpers.logger.warn(`broadcast_fire queued ${stalled.n} stalled runs again`);
 };
 
 /** Each minute: fire what is due (graphile-worker's crontab syntax). */

@@ -62,7 +62,10 @@ export function broadcastRun(deps: TaskDeps): Task {
   const baseUrl = deps.baseUrl ?? loadConfig().baseUrl;
   return async (payload, helpers) => {
     const { organization_id, run_id } = Payload.parse(payload);
-    await helpers.withPgClient((client) =>
+    const sent = await helpers.withPgClient((client) =>
       sendRun(client, organization_id, run_id, { transports: deps.transports, baseUrl, log: (l) => helpers.logger.warn(l) }));
+    // another process holds the run (a second job for it, or a dead worker's connection not yet
+    // closed): fail, so graphile-worker tries again later and the run is not left unsent
+    if (!sent) throw new Error(`broadcast run ${run_id} is held by another process; retrying later`);
   };
 }
