@@ -30,7 +30,8 @@ create table if not exists app_public.broadcast_schedules (
   primary key (organization_id, sequence_id),
   foreign key (organization_id, sequence_id) references app_public.sequences on delete cascade,
   check ((schedule_kind = 'once') = (send_at is not null)),
-  check ((schedule_kind = 'recurring') = (rrule is not null and timezone is not null)),
+  check ((schedule_kind = 'recurring') = (rrule is not null)),
+  check (schedule_kind = 'once' or timezone is not null),
   check (status = 'scheduled' or next_fire_at is null)
 );
 comment on table app_public.broadcast_schedules is
@@ -255,7 +256,7 @@ begin
   insert into app_public.broadcast_schedules as x (organization_id, sequence_id, schedule_kind, send_at, rrule, timezone,
     ends_on, anchor, status, next_fire_at)
   values (s.organization_id, s.id, kind, at, case when kind = 'recurring' then body->>'rrule' end,
-          case when kind = 'recurring' then body->>'timezone' end, last_day, now(), 'draft', null)
+          body->>'timezone', last_day, now(), 'draft', null)
   on conflict on constraint broadcast_schedules_pkey do update
      set schedule_kind = excluded.schedule_kind, send_at = excluded.send_at, rrule = excluded.rrule,
          timezone = excluded.timezone, ends_on = excluded.ends_on, anchor = excluded.anchor, status = 'draft',

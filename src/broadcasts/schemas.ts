@@ -30,7 +30,8 @@ export const ScheduleBody = z.strictObject({
       + 'default to the local time the schedule is set; INTERVAL counts from that day')
     .meta({ examples: ['FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0', 'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;BYHOUR=17;BYMINUTE=0'] }),
   timezone: z.string().max(64).optional()
-    .describe('recurring only: the IANA zone the rule\'s times are in (09:00 stays 09:00 across daylight saving)')
+    .describe('recurring: the IANA zone the rule\'s times are in (09:00 stays 09:00 across daylight saving); once: optional, '
+      + 'the zone send_at was meant in, kept with the schedule')
     .meta({ examples: ['America/New_York', 'Europe/Berlin'] }),
   ends_on: z.iso.date().optional().describe('recurring only: the last local date of the series (none: no end)')
     .meta({ examples: ['2030-12-31'] }),
@@ -38,7 +39,9 @@ export const ScheduleBody = z.strictObject({
   const bad = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
   if (b.schedule_kind === 'once') {
     if (b.send_at === undefined) bad(['send_at'], 'required for schedule_kind once');
-    for (const k of ['rrule', 'timezone', 'ends_on'] as const) if (b[k] !== undefined) bad([k], 'only for schedule_kind recurring');
+    for (const k of ['rrule', 'ends_on'] as const) if (b[k] !== undefined) bad([k], 'only for schedule_kind recurring');
+    // a once schedule may name its zone (shown back; send_at carries its own offset)
+    if (b.timezone !== undefined && !isTimeZone(b.timezone)) bad(['timezone'], 'not an IANA time zone (for example America/New_York)');
     return;
   }
   if (b.send_at !== undefined) bad(['send_at'], 'only for schedule_kind once');

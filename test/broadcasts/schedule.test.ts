@@ -103,6 +103,8 @@ test.serial('400s name the faulty part, and nothing is written', async (t) => {
     [{ schedule_kind: 'once', send_at: '2031-01-01T00:00:00' }, 'body.send_at'],
     [{ schedule_kind: 'once' }, 'body.send_at'],
     [{ schedule_kind: 'once', send_at: inAYear(), rrule: 'FREQ=DAILY' }, 'body.rrule'],
+    [{ schedule_kind: 'once', send_at: inAYear(), ends_on: '2099-01-01' }, 'body.ends_on'],
+    [{ schedule_kind: 'once', send_at: inAYear(), timezone: 'Nowhere/Town' }, 'body.timezone'],
     [{ schedule_kind: 'recurring', rrule: 'FREQ=DAILY;INTERVAL=0', timezone: 'UTC' }, 'body.rrule.INTERVAL'],
     [{ schedule_kind: 'recurring', rrule: 'FREQ=DAILY;INTERVAL=101', timezone: 'UTC' }, 'body.rrule.INTERVAL'],
     [{ schedule_kind: 'recurring', rrule: 'FREQ=YEARLY', timezone: 'UTC' }, 'body.rrule.FREQ'],
