@@ -88,18 +88,20 @@ create policy select_with_sequence on app_public.broadcast_schedules for select
   using (organization_id = (select app_hidden.current_org_id())
          and exists (select 1 from app_public.sequences s
                       where s.organization_id = broadcast_schedules.organization_id and s.id = broadcast_schedules.sequence_id));
+-- whether the credential may write the broadcast a schedule belongs to (its sequence's rule)
+create or replace function app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) returns boolean
+language sql stable as $$
+  select exists (select 1 from app_public.sequences s
+                  where s.organization_id = broadcast_writable.organization_id and s.id = broadcast_writable.sequence_id
+                    and app_hidden.current_may_write_sequence(s.location_id))
+$$;
+grant execute on function app_hidden.broadcast_writable(uuid, uuid) to svc_request;
 drop policy if exists insert_writable on app_public.broadcast_schedules;
 create policy insert_writable on app_public.broadcast_schedules for insert
-  with check (organization_id = (select app_hidden.current_org_id())
-              and exists (select 1 from app_public.sequences s
-                           where s.organization_id = broadcast_schedules.organization_id and s.id = broadcast_schedules.sequence_id
-                             and app_hidden.current_may_write_sequence(s.location_id)));
+  with check (organization_id = (select app_hidden.current_org_id()) and app_hidden.broadcast_writable(organization_id, sequence_id));
 drop policy if exists update_writable on app_public.broadcast_schedules;
 create policy update_writable on app_public.broadcast_schedules for update
-  using (organization_id = (select app_hidden.current_org_id())
-         and exists (select 1 from app_public.sequences s
-                      where s.organization_id = broadcast_schedules.organization_id and s.id = broadcast_schedules.sequence_id
-                        and app_hidden.current_may_write_sequence(s.location_id)))
+  using (organization_id = (select app_hidden.current_org_id()) and app_hidden.broadcast_writable(organization_id, sequence_id))
   with check (organization_id = (select app_hidden.current_org_id()));
 drop policy if exists select_with_sequence on app_public.broadcast_runs;
 create policy select_with_sequence on app_public.broadcast_runs for select
@@ -268,18 +270,10 @@ comment on function app_public.sequences_set_schedule(uuid, jsonb) is
   'sequences_set_schedule: a broadcast''s schedule saved as draft (sends nothing); runs not ended are cancelled.';
 
 create or replace function app_public.sequences_get_schedule(sequence_id uuid, page int, "limit" int) returns jsonb
-language plpgsql stable as $$
-declare
-  s app_public.sequences;
+language plpgsql volatile as $$
 begin
-  select * into s from app_public.sequences x where x.organization_id = app_hidden.current_org_id() and x.id = sequence_id;
-  if not found then
-    perform app_hidden.raise_error(404, 'not_found', 'Sequence not found');
-  end if;
-  if s.kind <> 'broadcast' then
-    perform app_hidden.sequence_bad('sequenceId', 'an automation has no schedule: only a broadcast (kind broadcast) is scheduled');
-  end if;
-  return app_hidden.broadcast_schedule_json(app_hidden.broadcast_schedule_of(s, false), page, "limit");
+  return app_hidden.broadcast_schedule_json(
+    app_hidden.broadcast_schedule_of(app_hidden.broadcast_for(sequence_id, false), false), page, "limit");
 end $$;
 comment on function app_public.sequences_get_schedule(uuid, int, int) is
   'sequences_get_schedule: the schedule with a page of runs (newest first) and runs_total; 404 before one is set.';

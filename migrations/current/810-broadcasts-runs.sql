@@ -36,6 +36,7 @@ declare
   f app_hidden.audience_filter;
   run uuid;
   first_key text;
+  members uuid[];
   n int;
 begin
   select * into b from app_public.broadcast_schedules x
@@ -67,27 +68,23 @@ begin
      where x.organization_id = b.organization_id and x.id = run;
     return run;
   end if;
-  -- the members as of now: a temporary list, so both kinds of audience enroll through one statement
-  create temporary table if not exists broadcast_members (contact_id uuid primary key) on commit drop;
-  truncate broadcast_members;
+  -- the members as of now, as one list, so both kinds of audience enroll through one statement
   if a.kind = 'dynamic' then
     -- the audience's own rule compiler (no SQL from input: values go as parameters), as
     -- app_hidden.audience_count runs it, for this organization
     f := app_hidden.audience_filter(a.definition, 'definition.rules');
-    execute 'insert into broadcast_members select c.id from app_public.contacts c where c.organization_id = $6 and ('
-            || f.condition || ') on conflict do nothing'
-      using f.texts, f.numbers, f.times, f.ids, f.bools, s.organization_id;
+    execute 'select coalesce(array_agg(c.id), ''{}'') from app_public.contacts c where c.organization_id = $6 and ('
+            || f.condition || ')'
+      into members using f.texts, f.numbers, f.times, f.ids, f.bools, s.organization_id;
   else
-    insert into broadcast_members
-    select m.contact_id from app_public.audience_members m
-     where m.organization_id = a.organization_id and m.audience_id = a.id
-    on conflict do nothing;
+    members := array(select m.contact_id from app_public.audience_members m
+                      where m.organization_id = a.organization_id and m.audience_id = a.id);
   end if;
   with ins as (
     insert into app_public.enrollments as x (organization_id, sequence_id, contact_id, status, current_step_index,
       current_step_key, next_step_due_at, next_run_at, source, run_id)
     select s.organization_id, s.id, m.contact_id, 'active', 0, first_key, broadcast_fire.fire_at, null, 'broadcast', run
-      from broadcast_members m
+      from unnest(members) m(contact_id)
      where s.location_id is null
         or exists (select 1 from app_public.contact_locations l
                     where l.organization_id = s.organization_id and l.contact_id = m.contact_id and l.location_id = s.location_id)
