@@ -101,8 +101,8 @@ export const malformedInput: MalformedInput = {
     'sequences_cancel_schedule_run.sequenceId': (r) => pick(r, made.running),
     runId: (r, pools) => ownOrAny(r, made.runs, () => pick(r, [...pools.ids('broadcast_run').own, ...pools.ids('broadcast_run').other])),
     // drawn in the body's order (schedule_kind first): the others follow the kind drawn last
-    schedule_kind: (r) => (drawn = r() < 0.95 ? pick(r, ['recurring', 'once', 'once']) : 'weekly'),
-    send_at: (r) => (drawn === 'once' ? pick(r, ['2031-05-01T09:00:00-04:00', '2031-05-01T09:00:00Z', '2020-01-01T00:00:00Z'])
+    schedule_kind: (r) => (drawn = r() < 0.97 ? pick(r, ['recurring', 'once', 'once', 'once']) : 'weekly'),
+    send_at: (r) => (drawn === 'once' ? pick(r, ['2031-05-01T09:00:00-04:00', '2031-05-01T09:00:00Z', '2031-06-01T08:00:00+02:00', '2020-01-01T00:00:00Z'])
       : r() < 0.9 ? undefined : pick(r, ['2031-05-01T09:00:00', 'tomorrow'])),
     rrule: (r) => (drawn === 'once' ? undefined : r() < 0.9 ? pick(r, ['FREQ=DAILY;BYHOUR=9;BYMINUTE=0', 'RRULE:FREQ=WEEKLY;BYDAY=MO,TH',
       'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1', 'FREQ=MONTHLY;BYMONTHDAY=31'])
