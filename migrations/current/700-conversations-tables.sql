@@ -62,7 +62,9 @@ create table if not exists app_public.conversation_messages (
   status text not null check (status in ('received', 'queued', 'sent', 'failed')),
   error text,
   provider_message_id text check (length(provider_message_id) <= 998),
-  created_at timestamptz not null default now(),
+  -- the clock, not the transaction's start: an inbound message and the answer written in the
+  -- same transaction keep their order
+  created_at timestamptz not null default clock_timestamp(),
   primary key (organization_id, id),
   foreign key (organization_id, conversation_id) references app_public.conversations on delete cascade,
   foreign key (organization_id, author_person_id) references app_public.people,
