@@ -35,6 +35,11 @@ begin
   if deliver not in ('job', 'sink', 'caller') then
     raise exception 'conversation_append_outbound: deliver is job, sink or caller, not %', deliver;
   end if;
+  if cv.channel = 'email' then
+    -- the id a reply's In-Reply-To names (conversations_inbound_email finds the thread by it)
+    headers := jsonb_build_object('Message-ID', '<' || message_id || '@' || coalesce((select o.sending_email_domain
+      from app_public.organizations o where o.id = cv.organization_id), 'localhost') || '>') || coalesce(headers, '{}');
+  end if;
   if headers is not null and headers <> '{}' then
     meta := meta || jsonb_build_object('headers', headers);
   end if;

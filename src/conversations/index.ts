@@ -3,9 +3,11 @@
 import type { Area } from '../registry/area.ts';
 import { conversationsFixture } from './fixture.ts';
 import { conversationsGet, conversationsList } from './reads.ts';
+import { conversationsHold, conversationsReply, conversationsResume, conversationsSendSms } from './writes.ts';
 
 export const conversations: Area = {
   name: 'conversations',
-  operations: [conversationsList, conversationsGet],
+  // the fixed path /conversations/sms comes before the /conversations/{conversationId} paths
+  operations: [conversationsList, conversationsSendSms, conversationsGet, conversationsReply, conversationsHold, conversationsResume],
   fixture: conversationsFixture,
 };
