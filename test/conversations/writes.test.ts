@@ -250,3 +250,9 @@ test.serial('bad bodies are 400 and write nothing; a location the contact is not
   await refused(400, 'bad_request', () => sendSms(acme.keys.org!, { contact_id: 'nope', body: 'Hi' }))(t);
   await refused(409, 'contact_not_at_location', () => sendSms(acme.keys.org!, { contact_id: acme.ids.ann, body: 'Hi', location_id: acme.ids.south }))(t);
 });
+
+test.serial('an email reply to a suppressed address is 409 email_suppressed and sends nothing', async (t) => {
+  await app.db.owner.query(`insert into app_public.email_suppressions (organization_id, email, contact_id) values ($1, 'cy@example.com', $2)`,
+    [other.organization_id, other.ids.cy]);
+  await refused(409, 'email_suppressed', () => reply(other.keys.owner_personal!, other.ids.cy_email!), other)(t);
+});
