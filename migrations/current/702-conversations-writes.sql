@@ -182,6 +182,8 @@ grant execute on function app_public.conversations_reply(uuid, text, text[]) to 
 create or replace function app_hidden.conversation_sms_send(contact_id uuid, body text, location_id uuid, sinks text[]) returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+-- ON CONFLICT names columns that share the parameters' names
+#variable_conflict use_column
 declare
   org uuid := app_hidden.current_org_id();
   c app_public.contacts;
@@ -226,9 +228,12 @@ begin
     perform app_hidden.raise_error(409, 'sms_not_permitted', refusal);
   end if;
   if cv.id is null then
+    -- a concurrent first text opens the same thread: both continue the one that won
     insert into app_public.conversations (organization_id, contact_id, location_id, channel, business_address)
     values (org, c.id, loc, 'sms', number)
-    returning * into cv;
+    on conflict (organization_id, contact_id, business_address) where channel = 'sms' do nothing;
+    select * into cv from app_public.conversations x
+     where x.organization_id = org and x.contact_id = c.id and x.channel = 'sms' and x.business_address = number for update;
   end if;
   perform app_private.conversation_hold_for_person(cv);
   return app_private.conversation_send_answer(app_private.conversation_append_outbound(cv, 'person', app_hidden.current_user_id(), body,
