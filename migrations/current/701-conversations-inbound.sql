@@ -129,6 +129,40 @@ set search_path to pg_catalog, public, pg_temp as $$
 $$;
 revoke execute on function app_private.contact_only_location(uuid, uuid) from public;
 
+-- A contact's answer to a sequence's message is the enrollment's `replied` event (the exit
+-- `replied` and analytics read it): the message answered is the one an email's In-Reply-To
+-- names, or for an SMS the last sequence text from that number to that phone (30 days back).
+-- Recorded once per message answered.
+create or replace function app_private.conversation_sequence_reply(org uuid, channel text, contact_address text,
+  business_address text, replied_id uuid) returns void
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+declare
+  om app_private.outgoing_messages;
+begin
+  if replied_id is not null then
+    select * into om from app_private.outgoing_messages x
+     where x.organization_id = org and x.id = replied_id and x.meta ? 'enrollment_id';
+  elsif channel = 'sms' then
+    select * into om from app_private.outgoing_messages x
+     where x.organization_id = org and x.channel = 'sms' and x.recipient = contact_address and x.sender = business_address
+       and x.meta ? 'enrollment_id' and x.created_at > now() - interval '30 days'
+     order by x.created_at desc, x.id desc limit 1;
+  end if;
+  if om.id is null or exists (select 1 from app_public.enrollment_events v
+                               where v.organization_id = org and v.enrollment_id = (om.meta->>'enrollment_id')::uuid
+                                 and v.type = 'replied' and v.message_id = om.id) then
+    return;
+  end if;
+  insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id)
+  select org, e.id, 'replied', om.meta->>'step_key', om.id
+    from app_public.enrollments e where e.organization_id = org and e.id = (om.meta->>'enrollment_id')::uuid;
+end $$;
+comment on function app_private.conversation_sequence_reply(uuid, text, text, text, uuid) is
+  'Records an inbound message as the replied event of the sequence message it answers (In-Reply-To, or the last sequence '
+  'SMS from that number to that phone), once per message.';
+revoke execute on function app_private.conversation_sequence_reply(uuid, text, text, text, uuid) from public;
+
 drop function if exists app_private.conversations_inbound_sms(text, text, text, text);
 create or replace function app_private.conversations_inbound_sms(to_number text, from_number text, body text, provider_id text)
 returns jsonb
@@ -208,6 +242,9 @@ begin
       || 'Reply with your question and we will get back to you.';
   end if;
 
+  if keyword is null then
+    perform app_private.conversation_sequence_reply(org, 'sms', c.phone, to_number, null);
+  end if;
   if answer is not null then
     reply := app_private.conversation_append_outbound(cv, 'system', null, answer, to_number, c.phone, null, null, 'job');
   elsif app_hidden.conversation_response_mode(cv) = 'ai' then
@@ -291,6 +328,7 @@ begin
   returning * into m;
   update app_public.conversations x set last_message_at = greatest(x.last_message_at, m.created_at), updated_at = now()
    where x.organization_id = org and x.id = cv.id;
+  perform app_private.conversation_sequence_reply(org, 'email', c.email_key, null, replied_id);
   return jsonb_build_object('organization_id', org, 'conversation_id', cv.id, 'message_id', m.id, 'contact_id', c.id,
     'contact_created', made);
 end $$;
