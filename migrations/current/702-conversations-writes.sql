@@ -79,6 +79,23 @@ set search_path to pg_catalog, public, pg_temp as $$
 $$;
 revoke execute on function app_private.conversation_hold_for_person(app_public.conversations) from public;
 
+-- The conversation a definer helper is about to write to, locked: 404 unless the current
+-- credential may write to it (app_hidden.conversation_write_reach).
+create or replace function app_private.conversation_locked_for_write(conversation_id uuid) returns app_public.conversations
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+declare
+  cv app_public.conversations;
+begin
+  select * into cv from app_public.conversations x
+   where x.organization_id = app_hidden.current_org_id() and x.id = conversation_locked_for_write.conversation_id for update;
+  if not found or not app_hidden.conversation_write_reach(cv.contact_id, cv.location_id) then
+    perform app_hidden.raise_error(404, 'not_found', 'Conversation not found');
+  end if;
+  return cv;
+end $$;
+revoke execute on function app_private.conversation_locked_for_write(uuid) from public;
+
 --------------------------------------------------------------------------------
 -- conversations_reply
 --------------------------------------------------------------------------------
@@ -97,11 +114,7 @@ declare
   headers jsonb := '{}';
   refusal text;
 begin
-  select * into cv from app_public.conversations x where x.organization_id = org and x.id = conversation_reply_send.conversation_id
-     for update;
-  if not found or not app_hidden.conversation_write_reach(cv.contact_id, cv.location_id) then
-    perform app_hidden.raise_error(404, 'not_found', 'Conversation not found');
-  end if;
+  cv := app_private.conversation_locked_for_write(conversation_id);
   select * into c from app_public.contacts x where x.organization_id = org and x.id = cv.contact_id;
   if cv.channel = 'email' then
     -- rule 3: an email goes out as a person
@@ -165,12 +178,9 @@ comment on function app_hidden.conversation_for_write(uuid) is
 grant execute on function app_hidden.conversation_for_write(uuid) to svc_request;
 
 create or replace function app_public.conversations_reply(conversation_id uuid, body text, sinks text[]) returns jsonb
-language plpgsql volatile as $$
-declare
-  cv app_public.conversations := app_hidden.conversation_for_write(conversation_id);
-begin
-  return app_hidden.conversation_reply_send(cv.id, body, sinks);
-end $$;
+language sql volatile as $$
+  select app_hidden.conversation_reply_send((app_hidden.conversation_for_write(conversation_id)).id, body, sinks)
+$$;
 comment on function app_public.conversations_reply(uuid, text, text[]) is
   'conversations_reply: answers on the conversation''s own channel (rules 1, 3, 5, 6) and puts the AI on hold; answers '
   '{message, conversation, outgoing} (outgoing: for the caller''s transport, when not a sink).';
@@ -285,11 +295,7 @@ declare
   last app_public.conversation_messages;
   queued boolean := false;
 begin
-  select * into cv from app_public.conversations x where x.organization_id = org and x.id = conversation_set_held.conversation_id
-     for update;
-  if not found or not app_hidden.conversation_write_reach(cv.contact_id, cv.location_id) then
-    perform app_hidden.raise_error(404, 'not_found', 'Conversation not found');
-  end if;
+  cv := app_private.conversation_locked_for_write(conversation_id);
   if cv.channel = 'email' then
     perform app_hidden.raise_error(422, 'channel_not_supported', 'An email conversation has no AI to hold or resume');
   end if;
@@ -317,23 +323,17 @@ comment on function app_hidden.conversation_set_held(uuid, boolean) is
 grant execute on function app_hidden.conversation_set_held(uuid, boolean) to svc_request;
 
 create or replace function app_public.conversations_hold(conversation_id uuid) returns jsonb
-language plpgsql volatile as $$
-declare
-  cv app_public.conversations := app_hidden.conversation_for_write(conversation_id);
-begin
-  return app_hidden.conversation_set_held(cv.id, true);
-end $$;
+language sql volatile as $$
+  select app_hidden.conversation_set_held((app_hidden.conversation_for_write(conversation_id)).id, true)
+$$;
 comment on function app_public.conversations_hold(uuid) is
   'conversations_hold: the AI stops answering the SMS or chat conversation until resumed (422 for email).';
 grant execute on function app_public.conversations_hold(uuid) to svc_request;
 
 create or replace function app_public.conversations_resume(conversation_id uuid) returns jsonb
-language plpgsql volatile as $$
-declare
-  cv app_public.conversations := app_hidden.conversation_for_write(conversation_id);
-begin
-  return app_hidden.conversation_set_held(cv.id, false);
-end $$;
+language sql volatile as $$
+  select app_hidden.conversation_set_held((app_hidden.conversation_for_write(conversation_id)).id, false)
+$$;
 comment on function app_public.conversations_resume(uuid) is
   'conversations_resume: the AI answers the SMS or chat conversation again, starting with an unanswered last message (422 for email).';
 grant execute on function app_public.conversations_resume(uuid) to svc_request;

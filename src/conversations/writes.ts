@@ -18,6 +18,9 @@ const Body = z.string().trim().min(1).max(1600)
   .describe('The text to send (at most 1600 characters: ten SMS segments)')
   .meta({ examples: ['Thanks! We have you down for Monday at 10:00.'] });
 
+/** The flags every write of the inbox shares (operations.tsv): texting needs the member's SMS setting, a manager the contacts power. */
+const WRITE = { scope: 'conversations:write', memberAccess: 'sms_setting', managerPower: 'contacts', changes: [] } as const;
+
 const Sent = z.object({
   message: Message.describe('The message as stored; status sent, or failed with error when the transport refused it'),
   conversation: Conversation.describe('The conversation after the message: response_mode human, since a person wrote'),
@@ -73,11 +76,8 @@ export const conversationsReply = defineOperation({
     + 'a key that acts for no one gets 422 `no_acting_user`. SMS: 409 `sms_not_permitted` when the contact opted out, or '
     + 'has not consented and never wrote in this thread. A MEMBER replies only to its own clients (404 otherwise) and '
     + 'only while its SMS setting is on (403). Answers 201 with the message and the conversation.',
-  scope: 'conversations:write',
-  memberAccess: 'sms_setting',
-  managerPower: 'contacts',
+  ...WRITE,
   confirm: true,
-  changes: [],
   successStatus: 201,
   params: ConversationPath,
   body: z.strictObject({ body: Body }),
@@ -105,11 +105,8 @@ export const conversationsSendSms = defineOperation({
     + 'the contact (no number, or no phone), 422 `thread_at_other_location` when the contact\'s thread on that number '
     + 'belongs to a location out of reach. A MEMBER texts only its own clients (404 otherwise) while its SMS setting is on '
     + '(403). Answers 201 with the message and the conversation.',
-  scope: 'conversations:write',
-  memberAccess: 'sms_setting',
-  managerPower: 'contacts',
+  ...WRITE,
   confirm: true,
-  changes: [],
   successStatus: 201,
   body: z.strictObject({
     contact_id: uuid.describe('The contact to text'),
@@ -142,10 +139,7 @@ export const conversationsHold = defineOperation({
     + '(`response_mode` becomes human). Holding a held conversation changes nothing. An email conversation has no AI: 422 '
     + '`channel_not_supported`. A MEMBER holds only its own clients\' conversations (404 otherwise) while its SMS setting is '
     + 'on (403).',
-  scope: 'conversations:write',
-  memberAccess: 'sms_setting',
-  managerPower: 'contacts',
-  changes: [],
+  ...WRITE,
   params: ConversationPath,
   response: Held,
   run: {
@@ -165,11 +159,8 @@ export const conversationsResume = defineOperation({
     + 'answer yet, the AI answers it now: this may send a message, so ask the user first. Resuming a conversation the AI '
     + 'answers changes nothing. An email conversation has no AI: 422 `channel_not_supported`. A MEMBER resumes only its '
     + 'own clients\' conversations (404 otherwise) while its SMS setting is on (403).',
-  scope: 'conversations:write',
-  memberAccess: 'sms_setting',
-  managerPower: 'contacts',
+  ...WRITE,
   confirm: true,
-  changes: [],
   params: ConversationPath,
   response: Held,
   run: {
