@@ -89,19 +89,24 @@ alter table app_public.conversations enable row level security;
 alter table app_public.conversation_messages enable row level security;
 
 drop policy if exists select_in_reach on app_public.conversations;
+-- A credential of the whole organization at the all-records level sees every contact (and the
+-- foreign key says the contact is there): the contact's policy is asked only of the others, so
+-- the inbox of an organization-wide key does not read every contact per query.
 create policy select_in_reach on app_public.conversations for select
   using (organization_id = (select app_hidden.current_org_id())
          and ((select app_hidden.current_reaches_all_locations())
               or location_id = any((select app_hidden.current_location_ids())::uuid[]))
-         and exists (select 1 from app_public.contacts c
-                      where c.organization_id = conversations.organization_id and c.id = conversations.contact_id));
+         and (((select app_hidden.current_reaches_all_locations()) and (select app_hidden.current_records_level()) = 'all')
+              or exists (select 1 from app_public.contacts c
+                          where c.organization_id = conversations.organization_id and c.id = conversations.contact_id)));
 
 drop policy if exists select_with_conversation on app_public.conversation_messages;
 create policy select_with_conversation on app_public.conversation_messages for select
   using (organization_id = (select app_hidden.current_org_id())
-         and exists (select 1 from app_public.conversations cv
-                      where cv.organization_id = conversation_messages.organization_id
-                        and cv.id = conversation_messages.conversation_id));
+         and (((select app_hidden.current_reaches_all_locations()) and (select app_hidden.current_records_level()) = 'all')
+              or exists (select 1 from app_public.conversations cv
+                          where cv.organization_id = conversation_messages.organization_id
+                            and cv.id = conversation_messages.conversation_id)));
 
 grant select on app_public.conversations, app_public.conversation_messages to svc_request, svc_worker, svc_analyst;
 
@@ -157,6 +162,20 @@ grant execute on function app_hidden.conversation_response_mode(app_public.conve
 --------------------------------------------------------------------------------
 -- Reads
 --------------------------------------------------------------------------------
+-- The conversations of the current organization with a message (not chat) containing a LIKE
+-- pattern, by the trigram index. It runs as the owner because ILIKE may not use an index under
+-- row security (it is not leakproof); it answers only ids, which conversations_list reads under
+-- the caller's policies.
+create or replace function app_hidden.conversation_ids_matching(pattern text) returns setof uuid
+language sql stable security definer rows 100
+set search_path to pg_catalog, public, pg_temp as $$
+  select distinct m.conversation_id from app_public.conversation_messages m
+   where m.body ilike pattern and m.channel <> 'chat' and m.organization_id = app_hidden.current_org_id()
+$$;
+comment on function app_hidden.conversation_ids_matching(text) is
+  'Trigram candidates of conversations_list q in the current organization''s messages, chat left out (ids only; the caller''s policies filter them).';
+grant execute on function app_hidden.conversation_ids_matching(text) to svc_request;
+
 -- conversations_list: newest first by when the conversation opened (created_at, id): a key that
 -- never changes, so paging with the cursor of the last row is complete and without duplicates
 -- while conversations open and messages arrive. `q` (a substring, case-insensitive) matches a
@@ -176,18 +195,21 @@ begin
   if page_size is null or page_size not between 1 and 100 then
     perform app_hidden.raise_error(400, 'bad_request', 'limit: between 1 and 100');
   end if;
+  -- the matches are sets of ids found through the trigram indexes (messages: below; contacts:
+  -- contacts_search's own helper), which the policies of conversations then filter; the page's
+  -- contacts are read for its rows only
   with page as (
     select cv, c
-      from app_public.conversations cv
-      join app_public.contacts c on c.organization_id = cv.organization_id and c.id = cv.contact_id
-     where cv.organization_id = org
-       and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
-       and (pattern is null or (cv.channel <> 'chat' and (
-              cv.id in (select m.conversation_id from app_public.conversation_messages m
-                         where m.organization_id = org and m.channel <> 'chat' and m.body ilike pattern)
-              or c.name ilike pattern or c.email_key like lower(pattern) or c.phone like pattern)))
-     order by cv.created_at desc, cv.id desc
-     limit page_size + 1)
+      from (select cv
+              from app_public.conversations cv
+             where cv.organization_id = org
+               and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
+               and (pattern is null or (cv.channel <> 'chat' and (
+                      cv.id in (select app_hidden.conversation_ids_matching(pattern))
+                      or cv.contact_id in (select x.id from app_hidden.contacts_matching(pattern, null) x))))
+             order by cv.created_at desc, cv.id desc
+             limit page_size + 1) x
+      join app_public.contacts c on c.organization_id = org and c.id = (x.cv).contact_id)
   select coalesce(jsonb_agg(app_hidden.conversation_json(p.cv, p.c)
            || jsonb_build_object('last_message', (select app_hidden.conversation_message_json(m)
                                                     from app_public.conversation_messages m

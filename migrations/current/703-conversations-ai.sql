@@ -7,7 +7,8 @@
 --   3. conversation_ai_record: one transaction that checks again, under the conversation's lock,
 --      that the message is still the AI's to answer, then writes the answer and queues its
 --      delivery (deliver_message: exactly once with the sink), or puts the thread on hold when
---      the responder hands over to a person.
+--      the responder hands over to a person. With the local sink the answer is stored there in
+--      that same transaction.
 -- A rerun after 3 committed finds the message answered (or the thread held) and does nothing;
 -- a rerun before it asks the responder again, and nothing had been sent.
 set local role svc_owner;
@@ -62,8 +63,11 @@ comment on function app_private.conversation_ai_context(uuid, uuid, uuid) is
 revoke execute on function app_private.conversation_ai_context(uuid, uuid, uuid) from public;
 
 -- answer: {kind: reply, text} or {kind: handover}. Answers {action: none|handover|refused|reply, …}.
-create or replace function app_private.conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb)
-returns jsonb
+-- sinks: the channels whose transport is the local sink, a table: their answer is stored there
+-- in this transaction (exactly once, no second job); other channels get a deliver_message job.
+drop function if exists app_private.conversation_ai_record(uuid, uuid, uuid, jsonb);
+create or replace function app_private.conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb,
+  sinks text[]) returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
@@ -91,12 +95,12 @@ begin
     end if;
   end if;
   m := app_private.conversation_append_outbound(cv, 'ai', null, left(btrim(answer->>'text'), 1600), cv.business_address, c.phone,
-    null, null, 'job');
+    null, null, case when cv.channel = any(sinks) then 'sink' else 'job' end);
   return jsonb_build_object('action', 'reply', 'message_id', m.id);
 end $$;
-comment on function app_private.conversation_ai_record(uuid, uuid, uuid, jsonb) is
+comment on function app_private.conversation_ai_record(uuid, uuid, uuid, jsonb, text[]) is
   'Writes the AI''s answer to an inbound message (queued for delivery) or hands the thread to a person (hold), once: '
   'nothing when the message is no longer the AI''s to answer.';
-revoke execute on function app_private.conversation_ai_record(uuid, uuid, uuid, jsonb) from public;
+revoke execute on function app_private.conversation_ai_record(uuid, uuid, uuid, jsonb, text[]) from public;
 
 reset role;

@@ -10,6 +10,6 @@ export const conversations: Area = {
   name: 'conversations',
   // the fixed path /conversations/sms comes before the /conversations/{conversationId} paths
   operations: [conversationsList, conversationsSendSms, conversationsGet, conversationsReply, conversationsHold, conversationsResume],
-  tasks: () => ({ conversation_ai_reply: conversationAiReply() }),
+  tasks: (deps) => ({ conversation_ai_reply: conversationAiReply(deps) }),
   fixture: conversationsFixture,
 };
