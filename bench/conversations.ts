@@ -68,19 +68,19 @@ const contacts = Math.ceil(MESSAGES / PER_THREAD);
   try {
     await c.query(`set maintenance_work_mem = '512MB'`);
     await c.query(`insert into app_public.contacts (organization_id, name, email, phone, sms_consent)
-      select $1::uuid, ($3::text[])[1 + abs(hashint4(g.i)) % 20] || ' ' || ($4::text[])[1 + abs(hashint4(g.i + 1000003)) % 20],
+      select $1::uuid, ($3::text[])[1 + abs(hashint4(g.i) % 20)] || ' ' || ($4::text[])[1 + abs(hashint4(g.i + 1000003) % 20)],
              'client' || g.i || '@example.com', '+1' || (2010000000 + g.i)::text, true
         from generate_series(1, $2::int) g(i)`, [org, contacts, FIRST, LAST]);
     await c.query(LINK_LOCATIONS, [org]);
     log(`${fmt(contacts)} contacts`);
     await c.query(`insert into app_public.conversations (organization_id, contact_id, location_id, channel, business_address, created_at,
         last_message_at)
-      select c.organization_id, c.id, cl.location_id, case when abs(hashtext(c.id::text)) % 4 = 0 then 'chat' else 'sms' end,
+      select c.organization_id, c.id, cl.location_id, case when abs(hashtext(c.id::text) % 4) = 0 then 'chat' else 'sms' end,
              l.sms_number, s.at, s.at + interval '10 minutes'
         from app_public.contacts c
         join app_public.contact_locations cl on cl.organization_id = c.organization_id and cl.contact_id = c.id
         join app_public.locations l on l.organization_id = cl.organization_id and l.id = cl.location_id
-        cross join lateral (select now() - (abs(hashtext(c.id::text || 'at')) % 31536000) * interval '1 second' as at) s
+        cross join lateral (select now() - abs(hashtext(c.id::text || 'at') % 31536000) * interval '1 second' as at) s
        where c.organization_id = $1::uuid`, [org]);
     const { rows: indexes } = await c.query<{ name: string; def: string }>(`select i.indexrelid::regclass::text as name,
         pg_get_indexdef(i.indexrelid) as def from pg_index i
@@ -90,12 +90,12 @@ const contacts = Math.ceil(MESSAGES / PER_THREAD);
         status, created_at)
       select cv.organization_id, cv.id, cv.channel, case when g.n % 2 = 1 then 'inbound' else 'outbound' end,
              case when g.n % 2 = 1 then 'contact' else 'ai' end,
-             ($2::text[])[1 + abs(hashint4(h.x)) % 30] || ' ' || ($2::text[])[1 + abs(hashint4(h.x + 1)) % 30] || ' '
-               || ($2::text[])[1 + abs(hashint4(h.x + 2)) % 30] || ' please, ' || ($2::text[])[1 + abs(hashint4(h.x + 3)) % 30],
+             ($2::text[])[1 + abs(hashint8(h.x) % 30)] || ' ' || ($2::text[])[1 + abs(hashint8(h.x + 1) % 30)] || ' '
+               || ($2::text[])[1 + abs(hashint8(h.x + 2) % 30)] || ' please, ' || ($2::text[])[1 + abs(hashint8(h.x + 3) % 30)],
              case when g.n % 2 = 1 then 'received' else 'sent' end, cv.created_at + g.n * interval '1 minute'
         from app_public.conversations cv
         cross join generate_series(1, ${PER_THREAD}) g(n)
-        cross join lateral (select hashtext(cv.id::text) + g.n * 7919 as x) h
+        cross join lateral (select hashtext(cv.id::text)::bigint + g.n * 7919 as x) h
        where cv.organization_id = $1::uuid`, [org, WORDS]);
     log('messages; indexes');
     for (const ix of indexes) await c.query(ix.def);
