@@ -224,6 +224,8 @@ test.serial('the scope conversations:write is required', async (t) => {
 test.serial('another organization\'s conversations and contacts are 404', async (t) => {
   await refused(404, 'not_found', () => reply(acme.keys.org!, other.ids.ann_sms!))(t);
   await refused(404, 'not_found', () => hold(acme.keys.org!, other.ids.ann_sms!))(t);
+  await refused(404, 'not_found', () => resume(acme.keys.org!, other.ids.ann_chat!))(t);
+  await refused(404, 'not_found', () => resume(acme.keys.north_mgr!, acme.ids.bob_sms!))(t);
   await refused(404, 'not_found', () => sendSms(acme.keys.org!, { contact_id: other.ids.ann, body: 'Hi' }))(t);
   await refused(404, 'not_found', () => sendSms(acme.keys.org!, { contact_id: acme.ids.ann, body: 'Hi', location_id: other.ids.north }))(t);
 });
