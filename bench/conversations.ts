@@ -1,6 +1,7 @@
 // `npm run bench:conversations`: the two ratios of issue 15, in one run.
 //   1. conversations_list with q over BENCH_MESSAGES messages (one organization; a tenth as many
-//      contacts, each with one SMS or chat thread of ten messages) against contacts_search by q
+//      contacts, each with one SMS or chat thread of ten messages; q in turn a common word, a
+//      rare reference number, a client's full name) against contacts_search by q (a full name)
 //      in the same organization: p95 of each at 8 connections, closed loop. Target ≤ 3×.
 //   2. An inbound SMS to the AI's answer in the outbox (a fake OpenAI-compatible server that
 //      answers at once; the worker running beside it), one at a time, against contacts_upsert's
@@ -91,7 +92,8 @@ const contacts = Math.ceil(MESSAGES / PER_THREAD);
       select cv.organization_id, cv.id, cv.channel, case when g.n % 2 = 1 then 'inbound' else 'outbound' end,
              case when g.n % 2 = 1 then 'contact' else 'ai' end,
              ($2::text[])[1 + abs(hashint8(h.x) % 30)] || ' ' || ($2::text[])[1 + abs(hashint8(h.x + 1) % 30)] || ' '
-               || ($2::text[])[1 + abs(hashint8(h.x + 2) % 30)] || ' please, ' || ($2::text[])[1 + abs(hashint8(h.x + 3) % 30)],
+               || ($2::text[])[1 + abs(hashint8(h.x + 2) % 30)] || ' please, ' || ($2::text[])[1 + abs(hashint8(h.x + 3) % 30)]
+               || case when abs(hashint8(h.x + 4) % 100) = 0 then ' (ref R' || abs(hashint8(h.x + 5) % 100000) || ')' else '' end,
              case when g.n % 2 = 1 then 'received' else 'sent' end, cv.created_at + g.n * interval '1 minute'
         from app_public.conversations cv
         cross join generate_series(1, ${PER_THREAD}) g(n)
@@ -116,7 +118,13 @@ let n = 0;
 const names = () => `${FIRST[n % 20]} ${LAST[(n++ * 7) % 20]}`;
 const searches = {
   contacts_search: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(names())}&limit=25` }),
-  conversations_list: () => ({ path: `/api/v1/conversations?q=${encodeURIComponent(`${WORDS[n % 30]} ${WORDS[(n++ * 7 + 1) % 30]}`)}&limit=25` }),
+  // what people look for in an inbox, in turn: a word of the messages (common), a reference
+  // number one message in a hundred carries (rare), a client's full name (the contact)
+  conversations_list: () => {
+    const i = n++;
+    const q = [WORDS[i % 30], `R${(i * 7919) % 100000}`, `${FIRST[i % 20]} ${LAST[(i * 7) % 20]}`][i % 3]!;
+    return { path: `/api/v1/conversations?q=${encodeURIComponent(q)}&limit=25` };
+  },
 };
 const p95s: Record<keyof typeof searches, number[]> = { contacts_search: [], conversations_list: [] };
 for (let round = 0; round < ROUNDS; round++) {
@@ -185,7 +193,7 @@ of ${fmt(contacts)} contacts, each with one thread (a quarter web chat) of ${PER
 | measure | p95 ms (median of ${ROUNDS} rounds; every round) |
 |---|---|
 | contacts_search by q (a full name), ${CONNECTIONS} connections | ${median(p95s.contacts_search)} (${p95s.contacts_search.join(', ')}) |
-| conversations_list by q (two words of the messages), ${CONNECTIONS} connections | ${median(p95s.conversations_list)} (${p95s.conversations_list.join(', ')}) |
+| conversations_list by q (in turn a common word, a rare reference, a full name), ${CONNECTIONS} connections | ${median(p95s.conversations_list)} (${p95s.conversations_list.join(', ')}) |
 | contacts_upsert, 1 connection | ${upsert.p95} |
 | inbound SMS to the AI's answer in the outbox (fake AI answering at once, ${latencies.length} in a row) | ${aiP95.toFixed(1)} |
 

@@ -162,19 +162,53 @@ grant execute on function app_hidden.conversation_response_mode(app_public.conve
 --------------------------------------------------------------------------------
 -- Reads
 --------------------------------------------------------------------------------
--- The conversations of the current organization with a message (not chat) containing a LIKE
--- pattern, by the trigram index. It runs as the owner because ILIKE may not use an index under
--- row security (it is not leakproof); it answers only ids, which conversations_list reads under
--- the caller's policies.
-create or replace function app_hidden.conversation_ids_matching(pattern text) returns setof uuid
-language sql stable security definer rows 100
+-- The newest `n` conversations (not chat) of the current organization after a cursor whose
+-- messages or contact contain a LIKE pattern: conversations_list's candidates for q. It runs as
+-- the owner because ILIKE may not use an index under row security (it is not leakproof); it
+-- answers only ids, which conversations_list reads under the caller's policies. Two ways, the
+-- cheaper first:
+--   1. the newest 300 conversations, each asked whether a message of it matches (by the thread
+--      index): enough when the pattern is common, whatever its trigrams cost;
+--   2. otherwise every match, by the trigram index of the bodies (cheap when matches are few),
+--      and the contacts by contacts_search's own helper, newest first.
+drop function if exists app_hidden.conversation_ids_matching(text);
+drop function if exists app_hidden.conversations_matching(text, timestamptz, uuid, int);
+create or replace function app_hidden.conversations_matching(pattern text, after_at timestamptz, after_id uuid, n int)
+returns table (id uuid, created_at timestamptz)
+language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-  select distinct m.conversation_id from app_public.conversation_messages m
-   where m.body ilike pattern and m.channel <> 'chat' and m.organization_id = app_hidden.current_org_id()
-$$;
-comment on function app_hidden.conversation_ids_matching(text) is
-  'Trigram candidates of conversations_list q in the current organization''s messages, chat left out (ids only; the caller''s policies filter them).';
-grant execute on function app_hidden.conversation_ids_matching(text) to svc_request;
+declare
+  org uuid := app_hidden.current_org_id();
+  contacts uuid[] := array(select x.id from app_hidden.contacts_matching(pattern, null) x);
+  ids uuid[];
+begin
+  ids := array(
+    select w.id
+      from (select cv.id, cv.created_at, cv.contact_id from app_public.conversations cv
+             where cv.organization_id = org and cv.channel <> 'chat'
+               and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
+             order by cv.created_at desc, cv.id desc limit 300) w
+     where w.contact_id = any(contacts)
+        or exists (select 1 from app_public.conversation_messages m
+                    where m.organization_id = org and m.conversation_id = w.id and m.channel <> 'chat' and m.body ilike pattern)
+     order by w.created_at desc, w.id desc limit n);
+  if cardinality(ids) < n then
+    ids := array(
+    select cv.id from app_public.conversations cv
+     where cv.organization_id = org and cv.channel <> 'chat'
+       and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
+       and (cv.contact_id = any(contacts)
+            or cv.id in (select m.conversation_id from app_public.conversation_messages m
+                          where m.body ilike pattern and m.channel <> 'chat' and m.organization_id = org))
+     order by cv.created_at desc, cv.id desc limit n);
+  end if;
+  return query select cv.id, cv.created_at from app_public.conversations cv
+                where cv.organization_id = org and cv.id = any(ids) order by cv.created_at desc, cv.id desc;
+end $$;
+comment on function app_hidden.conversations_matching(text, timestamptz, uuid, int) is
+  'Candidates of conversations_list q: the newest n conversations (not chat) of the current organization after the cursor '
+  'whose messages or contact contain the pattern (ids only; the caller''s policies filter them).';
+grant execute on function app_hidden.conversations_matching(text, timestamptz, uuid, int) to svc_request;
 
 -- conversations_list: newest first by when the conversation opened (created_at, id): a key that
 -- never changes, so paging with the cursor of the last row is complete and without duplicates
@@ -188,6 +222,13 @@ declare
   org uuid := app_hidden.current_org_id();
   pattern text := case when q is null then null
                        else '%' || replace(replace(replace(q, chr(92), chr(92) || chr(92)), '%', chr(92) || '%'), '_', chr(92) || '_') || '%' end;
+  -- a caller that reaches every conversation of the organization (the policies keep every candidate)
+  whole boolean := app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all';
+  ids uuid[];
+  candidates uuid[];
+  batch int;
+  from_at timestamptz;
+  from_id uuid;
   rows jsonb;
   last record;
   n int;
@@ -195,21 +236,36 @@ begin
   if page_size is null or page_size not between 1 and 100 then
     perform app_hidden.raise_error(400, 'bad_request', 'limit: between 1 and 100');
   end if;
-  -- the matches are sets of ids found through the trigram indexes (messages: below; contacts:
-  -- contacts_search's own helper), which the policies of conversations then filter; the page's
-  -- contacts are read for its rows only
+  if pattern is null then
+    ids := array(select cv.id from app_public.conversations cv
+                  where cv.organization_id = org and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
+                  order by cv.created_at desc, cv.id desc limit page_size + 1);
+  else
+    -- candidates as the owner finds them, kept when the caller may read them; a caller that
+    -- reads every conversation keeps them all, others ask again past the last candidate
+    ids := '{}';
+    from_at := after_at;
+    from_id := after_id;
+    batch := case when whole then page_size + 1 else (page_size + 1) * 4 end;
+    loop
+      select coalesce(array_agg(x.id order by x.created_at desc, x.id desc), '{}'),
+             (array_agg(x.created_at order by x.created_at, x.id))[1], (array_agg(x.id order by x.created_at, x.id))[1]
+        into candidates, from_at, from_id
+        from app_hidden.conversations_matching(pattern, from_at, from_id, batch) x;
+      ids := ids || array(select cv.id from app_public.conversations cv
+                           where cv.organization_id = org and cv.id = any(candidates)
+                           order by cv.created_at desc, cv.id desc);
+      exit when cardinality(ids) > page_size or cardinality(candidates) < batch;
+      -- on past the last candidate, in larger steps
+      batch := least(batch * 4, 2000);
+    end loop;
+    ids := ids[1:page_size + 1];
+  end if;
   with page as (
     select cv, c
-      from (select cv
-              from app_public.conversations cv
-             where cv.organization_id = org
-               and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
-               and (pattern is null or (cv.channel <> 'chat' and (
-                      cv.id in (select app_hidden.conversation_ids_matching(pattern))
-                      or cv.contact_id in (select x.id from app_hidden.contacts_matching(pattern, null) x))))
-             order by cv.created_at desc, cv.id desc
-             limit page_size + 1) x
-      join app_public.contacts c on c.organization_id = org and c.id = (x.cv).contact_id)
+      from app_public.conversations cv
+      join app_public.contacts c on c.organization_id = org and c.id = cv.contact_id
+     where cv.organization_id = org and cv.id = any(ids))
   select coalesce(jsonb_agg(app_hidden.conversation_json(p.cv, p.c)
            || jsonb_build_object('last_message', (select app_hidden.conversation_message_json(m)
                                                     from app_public.conversation_messages m

@@ -154,3 +154,25 @@ test('bad cursors and limits are 400s', async (t) => {
   const tampered = first.body.next_cursor.slice(0, -2) + (first.body.next_cursor.endsWith('AA') ? 'AB' : 'AA');
   t.is((await list(acme.keys.org!, `?cursor=${tampered}`)).status, 400);
 });
+
+test('q for a location-limited key finds its matches behind many it cannot read', async (t) => {
+  const tenant = await app.apply(inboxFixture('Crowded Dental'));
+  const org = tenant.organization_id;
+  // eleven newer south threads say the word; one older north thread too
+  await app.db.owner.query(`insert into app_public.conversations (organization_id, contact_id, location_id, channel, created_at)
+    select $1, $2, $3, 'chat', now() - interval '1 day'`, [org, tenant.ids.ann, tenant.ids.north]);
+  const { rows: [north] } = await app.db.owner.query(`insert into app_public.conversations (organization_id, contact_id, location_id, channel,
+      business_address, created_at) values ($1, $2, $3, 'sms', '+15559990000', now() - interval '2 days') returning id`,
+    [org, tenant.ids.ann, tenant.ids.north]);
+  await app.db.owner.query(`insert into app_public.conversations (organization_id, contact_id, location_id, channel, business_address)
+    select $1, $2, $3, 'sms', '+1555999' || lpad(g::text, 4, '0') from generate_series(1, 11) g`, [org, tenant.ids.bob, tenant.ids.south]);
+  await app.db.owner.query(`insert into app_public.conversation_messages (organization_id, conversation_id, channel, direction, author, body, status)
+    select organization_id, id, channel, 'inbound', 'contact', 'a loopword here', 'received' from app_public.conversations
+     where organization_id = $1 and (business_address like '+1555999%' or (channel = 'chat' and created_at > now() - interval '36 hours'))`,
+    [org]);
+  const page = await list(tenant.keys.north_mgr!, '?q=loopword&limit=1');
+  t.deepEqual(page.body.items.map((i: { id: string }) => i.id), [north.id], 'the chat is not searched; the south threads are out of reach');
+  t.is(page.body.next_cursor, null);
+  const everyone = await all(tenant.keys.org!, '?q=loopword', 3);
+  t.is(everyone.length, 12);
+});
