@@ -169,8 +169,8 @@ grant execute on function app_hidden.conversation_response_mode(app_public.conve
 -- cheaper first:
 --   1. the newest 300 conversations, each asked whether a message of it matches (by the thread
 --      index): enough when the pattern is common, whatever its trigrams cost;
---   2. otherwise every match, by the trigram index of the bodies (cheap when matches are few),
---      and the contacts by contacts_search's own helper, newest first.
+--   2. otherwise every match by id (cheap when matches are few): the bodies' trigram index,
+--      and the conversations of the contacts contacts_search's own helper finds; newest first.
 drop function if exists app_hidden.conversation_ids_matching(text);
 drop function if exists app_hidden.conversations_matching(text, timestamptz, uuid, int);
 create or replace function app_hidden.conversations_matching(pattern text, after_at timestamptz, after_id uuid, n int)
@@ -180,6 +180,7 @@ set search_path to pg_catalog, public, pg_temp as $$
 declare
   org uuid := app_hidden.current_org_id();
   contacts uuid[] := array(select x.id from app_hidden.contacts_matching(pattern, null) x);
+  matched uuid[];
   ids uuid[];
 begin
   ids := array(
@@ -193,14 +194,16 @@ begin
                     where m.organization_id = org and m.conversation_id = w.id and m.channel <> 'chat' and m.body ilike pattern)
      order by w.created_at desc, w.id desc limit n);
   if cardinality(ids) < n then
+    -- every match, by id: the bodies' trigram index, then the matching contacts' conversations
+    matched := array(select distinct m.conversation_id from app_public.conversation_messages m
+                      where m.body ilike pattern and m.channel <> 'chat' and m.organization_id = org)
+            || array(select cv.id from app_public.conversations cv
+                      where cv.organization_id = org and cv.contact_id = any(contacts));
     ids := array(
-    select cv.id from app_public.conversations cv
-     where cv.organization_id = org and cv.channel <> 'chat'
-       and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
-       and (cv.contact_id = any(contacts)
-            or cv.id in (select m.conversation_id from app_public.conversation_messages m
-                          where m.body ilike pattern and m.channel <> 'chat' and m.organization_id = org))
-     order by cv.created_at desc, cv.id desc limit n);
+      select cv.id from app_public.conversations cv
+       where cv.organization_id = org and cv.id = any(matched) and cv.channel <> 'chat'
+         and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
+       order by cv.created_at desc, cv.id desc limit n);
   end if;
   return query select cv.id, cv.created_at from app_public.conversations cv
                 where cv.organization_id = org and cv.id = any(ids) order by cv.created_at desc, cv.id desc;
