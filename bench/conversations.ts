@@ -136,6 +136,7 @@ for (let round = 0; round < ROUNDS; round++) {
     log(`${name} round ${round + 1}: ${fmt(r.rps)} requests/s, p95 ${r.p95} ms`);
   }
 }
+const ms = (x: number) => x.toFixed(1);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const searchRatio = median(p95s.conversations_list) / median(p95s.contacts_search);
 
@@ -192,9 +193,9 @@ of ${fmt(contacts)} contacts, each with one thread (a quarter web chat) of ${PER
 
 | measure | p95 ms (median of ${ROUNDS} rounds; every round) |
 |---|---|
-| contacts_search by q (a full name), ${CONNECTIONS} connections | ${median(p95s.contacts_search)} (${p95s.contacts_search.join(', ')}) |
-| conversations_list by q (in turn a common word, a rare reference, a full name), ${CONNECTIONS} connections | ${median(p95s.conversations_list)} (${p95s.conversations_list.join(', ')}) |
-| contacts_upsert, 1 connection | ${upsert.p95} |
+| contacts_search by q (a full name), ${CONNECTIONS} connections | ${ms(median(p95s.contacts_search))} (${p95s.contacts_search.map(ms).join(', ')}) |
+| conversations_list by q (in turn a common word, a rare reference, a full name), ${CONNECTIONS} connections | ${ms(median(p95s.conversations_list))} (${p95s.conversations_list.map(ms).join(', ')}) |
+| contacts_upsert, 1 connection | ${ms(upsert.p95)} |
 | inbound SMS to the AI's answer in the outbox (fake AI answering at once, ${latencies.length} in a row) | ${aiP95.toFixed(1)} |
 
 Ratio conversations_list / contacts_search: **${searchRatio.toFixed(2)}×** (target ≤ 3×). Ratio inbound SMS to answer /
