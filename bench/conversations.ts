@@ -19,7 +19,6 @@ import { adminApply } from '../src/admin/commands.ts';
 import { AREAS } from '../src/areas.ts';
 import { inboundSms } from '../src/conversations/inbound.ts';
 import { loginUrlFor } from '../src/db/connect.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { createTransports } from '../src/delivery/index.ts';
 import { startWorker } from '../src/worker.ts';
 import { benchServer, closedLoop, fmt, freshDatabase, LINK_LOCATIONS, percentile, startTarget, writeSection } from './lib.ts';
@@ -46,8 +45,6 @@ const WORDS = ['appointment', 'monday', 'tuesday', 'cleaning', 'crown', 'invoice
 const db = await benchServer();
 log(`loading ${fmt(MESSAGES)} messages into ${DB_NAME}`);
 const ownerUrl = await freshDatabase(db, DB_NAME);
-// the area's migration until it is committed (migrations/current/)
-await migrate(ownerUrl, db.loginPassword, { withCurrent: true });
 const loginUrl = loginUrlFor(ownerUrl, db.loginPassword);
 const owner = new pg.Pool({ connectionString: ownerUrl, max: 4 });
 const tenant = await adminApply(owner, {

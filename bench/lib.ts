@@ -23,7 +23,10 @@ export function databaseUrl(db: Database, name: string): string {
   return url.toString();
 }
 
-/** Drops database `name` if it exists, creates it afresh and migrates it; answers its owner URL. */
+/**
+ * Drops database `name` if it exists, creates it afresh and migrates it, the migration in progress
+ * (migrations/current/) included as the tests apply it; answers its owner URL.
+ */
 export async function freshDatabase(db: Database, name: string): Promise<string> {
   const admin = new pg.Client(db.ownerUrl);
   await admin.connect();
@@ -34,7 +37,7 @@ export async function freshDatabase(db: Database, name: string): Promise<string>
     await admin.end();
   }
   const ownerUrl = databaseUrl(db, name);
-  await migrate(ownerUrl, db.loginPassword);
+  await migrate(ownerUrl, db.loginPassword, { withCurrent: true });
   return ownerUrl;
 }
 

@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000014) and migrations/current/ (none) leave.
--- migrations sha256:33b8d251b07cb8d33bc99f63cf51821f5d98062466424c206d08de10dbe74dd6
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql) leave.
+-- migrations sha256:20e30086c7891b0599fb6c4c02dab055ccfeb2b381d8d1fc0b6bc7a59b601fe4
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -58,6 +58,18 @@ CREATE EXTENSION IF NOT EXISTS btree_gin WITH SCHEMA public;
 COMMENT ON EXTENSION btree_gin IS 'support for indexing common datatypes in GIN';
 
 --
+-- Name: btree_gist; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public;
+
+--
+-- Name: EXTENSION btree_gist; Type: COMMENT; Schema: -; Owner:
+--
+
+COMMENT ON EXTENSION btree_gist IS 'support for indexing common datatypes in GiST';
+
+--
 -- Name: citext; Type: EXTENSION; Schema: -; Owner: -
 --
 
@@ -101,6 +113,112 @@ ALTER TYPE app_hidden.audience_filter OWNER TO svc_owner;
 --
 
 COMMENT ON TYPE app_hidden.audience_filter IS 'An audience definition compiled by app_hidden.audience_filter(): condition over contacts c, with $1..$5 bound to the arrays.';
+
+--
+-- Name: appointments; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.appointments (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    kind text DEFAULT 'appointment'::text NOT NULL,
+    location_id uuid NOT NULL,
+    staff_profile_id uuid,
+    calendar_id uuid,
+    offering_id uuid,
+    contact_id uuid,
+    title text,
+    description text,
+    attendee_name text,
+    attendee_phone text,
+    attendee_email text,
+    attendee_notes text,
+    service_address jsonb,
+    starts_at timestamp with time zone NOT NULL,
+    ends_at timestamp with time zone NOT NULL,
+    during tstzrange GENERATED ALWAYS AS (tstzrange(starts_at, ends_at, '[)'::text)) STORED,
+    status text DEFAULT 'booked'::text NOT NULL,
+    cancelled_at timestamp with time zone,
+    rrule text,
+    recurrence_ends_on date,
+    created_by uuid,
+    created_by_credential uuid,
+    source text DEFAULT 'api'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT appointments_attendee_email_check CHECK ((length(attendee_email) <= 320)),
+    CONSTRAINT appointments_attendee_name_check CHECK ((length(attendee_name) <= 200)),
+    CONSTRAINT appointments_attendee_notes_check CHECK ((length(attendee_notes) <= 10000)),
+    CONSTRAINT appointments_attendee_phone_check CHECK ((attendee_phone ~ '^\+[1-9][0-9]{6,14}$'::text)),
+    CONSTRAINT appointments_check CHECK ((ends_at > starts_at)),
+    CONSTRAINT appointments_check1 CHECK (((staff_profile_id IS NULL) OR (calendar_id IS NULL))),
+    CONSTRAINT appointments_check2 CHECK (((kind = 'appointment'::text) = (contact_id IS NOT NULL))),
+    CONSTRAINT appointments_check3 CHECK (((status = 'cancelled'::text) = (cancelled_at IS NOT NULL))),
+    CONSTRAINT appointments_check4 CHECK (((rrule IS NOT NULL) OR (recurrence_ends_on IS NULL))),
+    CONSTRAINT appointments_description_check CHECK ((length(description) <= 10000)),
+    CONSTRAINT appointments_kind_check CHECK ((kind = ANY (ARRAY['appointment'::text, 'block'::text]))),
+    CONSTRAINT appointments_rrule_check CHECK ((length(rrule) <= 500)),
+    CONSTRAINT appointments_service_address_check CHECK (((service_address IS NULL) OR (jsonb_typeof(service_address) = 'object'::text))),
+    CONSTRAINT appointments_source_check CHECK ((source = ANY (ARRAY['api'::text, 'fixture'::text]))),
+    CONSTRAINT appointments_status_check CHECK ((status = ANY (ARRAY['booked'::text, 'cancelled'::text]))),
+    CONSTRAINT appointments_title_check CHECK ((length(title) <= 500))
+);
+
+ALTER TABLE app_public.appointments OWNER TO svc_owner;
+
+--
+-- Name: TABLE appointments; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.appointments IS 'A booking (kind appointment: a contact with a team member or a calendar at a location) or a block (time off of a location or of one team member). A repeating series is one row with rrule; its occurrences are in app_public.appointment_occurrences. Cancelled rows stay, left out of lists.';
+
+--
+-- Name: COLUMN appointments.during; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.appointments.during IS 'The booked range [starts_at, ends_at): what the exclusion constraints compare.';
+
+--
+-- Name: appointment_json(app_public.appointments, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.appointment_json(a app_public.appointments, occurrence_start timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select jsonb_build_object(
+    'id', a.id,
+    'kind', a.kind,
+    'recurring', a.rrule is not null,
+    'occurrence_start', case when a.rrule is not null then coalesce(occurrence_start, a.starts_at) end,
+    'location_id', a.location_id,
+    'team_member_id', a.staff_profile_id,
+    'calendar_id', a.calendar_id,
+    'offering_id', a.offering_id,
+    'contact_id', a.contact_id,
+    'title', a.title,
+    'description', a.description,
+    'attendee_name', a.attendee_name,
+    'attendee_phone', a.attendee_phone,
+    'attendee_email', a.attendee_email,
+    'attendee_notes', a.attendee_notes,
+    'service_address', a.service_address,
+    'start_time', case when a.rrule is not null and occurrence_start is not null then occurrence_start else a.starts_at end,
+    'end_time', case when a.rrule is not null and occurrence_start is not null
+                     then occurrence_start + (a.ends_at - a.starts_at) else a.ends_at end,
+    'status', a.status,
+    'rrule', a.rrule,
+    'recurrence_ends_on', a.recurrence_ends_on,
+    'created_at', a.created_at,
+    'updated_at', a.updated_at)
+$$;
+
+ALTER FUNCTION app_hidden.appointment_json(a app_public.appointments, occurrence_start timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointment_json(a app_public.appointments, occurrence_start timestamp with time zone); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.appointment_json(a app_public.appointments, occurrence_start timestamp with time zone) IS 'An appointment (or one occurrence of a repeating series) as the API answers it.';
 
 --
 -- Name: contacts; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -953,6 +1071,78 @@ ALTER FUNCTION app_hidden.authorize_mcp(requirements jsonb) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) IS 'Raises 404 while the current organization has MCP turned off; else answers the operation ids of requirements ([{operation_id, scope, member_access, manager_power}]) the current claims meet. Called right after app_hidden.authenticate.';
+
+--
+-- Name: calls; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.calls (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    contact_id uuid NOT NULL,
+    location_id uuid,
+    staff_profile_id uuid,
+    direction text DEFAULT 'inbound'::text NOT NULL,
+    status text DEFAULT 'completed'::text NOT NULL,
+    from_number text,
+    to_number text,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    duration_seconds integer,
+    summary text,
+    external_id text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT calls_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text]))),
+    CONSTRAINT calls_duration_seconds_check CHECK (((duration_seconds >= 0) AND (duration_seconds <= 86400))),
+    CONSTRAINT calls_external_id_check CHECK (((length(external_id) >= 1) AND (length(external_id) <= 200))),
+    CONSTRAINT calls_from_number_check CHECK ((from_number ~ '^\+[1-9][0-9]{6,14}$'::text)),
+    CONSTRAINT calls_status_check CHECK ((status = ANY (ARRAY['completed'::text, 'missed'::text, 'voicemail'::text, 'in_progress'::text, 'failed'::text]))),
+    CONSTRAINT calls_summary_check CHECK ((length(summary) <= 20000)),
+    CONSTRAINT calls_to_number_check CHECK ((to_number ~ '^\+[1-9][0-9]{6,14}$'::text))
+);
+
+ALTER TABLE app_public.calls OWNER TO svc_owner;
+
+--
+-- Name: TABLE calls; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.calls IS 'A phone call with a contact (taken by the assistant, or by a team member: staff_profile_id), with its transcript in app_public.call_transcript_lines. external_id is the voice platform''s call id (unique per organization).';
+
+--
+-- Name: COLUMN calls.location_id; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.calls.location_id IS 'Where it was taken; NULL: visible only to credentials that reach the whole organization.';
+
+--
+-- Name: call_json(app_public.calls); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.call_json(c app_public.calls) RETURNS jsonb
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select jsonb_build_object(
+    'id', c.id,
+    'contact_id', c.contact_id,
+    'location_id', c.location_id,
+    'team_member_id', c.staff_profile_id,
+    'direction', c.direction,
+    'status', c.status,
+    'from', c.from_number,
+    'to', c.to_number,
+    'started_at', c.started_at,
+    'duration_seconds', c.duration_seconds,
+    'summary', c.summary,
+    'created_at', c.created_at)
+$$;
+
+ALTER FUNCTION app_hidden.call_json(c app_public.calls) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION call_json(c app_public.calls); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.call_json(c app_public.calls) IS 'A call as calls_list and calls_get answer it (without its transcript).';
 
 --
 -- Name: cancel_enrollment(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -1844,6 +2034,46 @@ ALTER FUNCTION app_hidden.current_reaches_all_locations() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.current_reaches_all_locations() IS 'True only when the credential explicitly reaches the whole organization.';
 
 --
+-- Name: current_reads_calls_of(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select app_hidden.current_role() is distinct from 'member'
+      or ((select app_hidden.current_staff_profile_id()) is not null
+          and contact_id = any((select app_hidden.current_own_client_ids())::uuid[]))
+$$;
+
+ALTER FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_reads_calls_of(contact_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) IS 'Whether the credential reads calls with this contact (a MEMBER: only its own clients'', and only with a staff profile).';
+
+--
+-- Name: current_reads_team_member(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select app_hidden.current_role() is distinct from 'member'
+      or app_hidden.current_records_level() <> 'own'
+      or (staff_profile_id is not null and staff_profile_id = (select app_hidden.current_staff_profile_id()))
+$$;
+
+ALTER FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_reads_team_member(staff_profile_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) IS 'Whether the credential reads appointments of this team member (own-records MEMBERs only their own).';
+
+--
 -- Name: current_records_level(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -1920,6 +2150,26 @@ ALTER FUNCTION app_hidden.current_sms_enabled() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.current_sms_enabled() IS 'Whether the credential may text (a MEMBER''s SMS setting; a MEMBER key never); false when unset.';
+
+--
+-- Name: current_staff_profile_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_staff_profile_id() RETURNS uuid
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select sp.id from app_public.staff_profiles sp
+   where sp.organization_id = app_hidden.current_org_id() and sp.person_id = app_hidden.current_user_id()
+$$;
+
+ALTER FUNCTION app_hidden.current_staff_profile_id() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_staff_profile_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_staff_profile_id() IS 'The staff profile (team member id) of the person the credential acts for, or NULL.';
 
 --
 -- Name: current_user_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2082,6 +2332,282 @@ ALTER FUNCTION app_hidden.enrollment_json(e app_public.enrollments) OWNER TO svc
 --
 
 COMMENT ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) IS 'An enrollment as the API shows it: created_at is when the contact was enrolled, updated_at (once ended) when it ended.';
+
+--
+-- Name: forms; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.forms (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    location_id uuid,
+    name text NOT NULL,
+    allowed_origins text[] DEFAULT '{}'::text[] NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT forms_allowed_origins_check CHECK (((cardinality(allowed_origins) <= 50) AND (array_position(allowed_origins, NULL::text) IS NULL) AND (array_to_string(allowed_origins, ' '::text) ~ '^(https?://[^ /]+( |$))*$'::text))),
+    CONSTRAINT forms_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.forms OWNER TO svc_owner;
+
+--
+-- Name: TABLE forms; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.forms IS 'A web form of a location (NULL: of the whole organization), posted to without a key.';
+
+--
+-- Name: COLUMN forms.allowed_origins; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.forms.allowed_origins IS 'The sites (scheme://host[:port]) whose pages may post to the form from a browser (CORS); a plain HTML form post needs none.';
+
+--
+-- Name: form_for(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.form_for(form_id uuid) RETURNS app_public.forms
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  f app_public.forms;
+begin
+  select * into f from app_public.forms x where x.organization_id = app_hidden.current_org_id() and x.id = form_for.form_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Form not found');
+  end if;
+  return f;
+end $$;
+
+ALTER FUNCTION app_hidden.form_for(form_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION form_for(form_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.form_for(form_id uuid) IS 'The form, when the credential reaches it; 404 otherwise.';
+
+--
+-- Name: form_json(app_public.forms); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.form_json(f app_public.forms) RETURNS jsonb
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select jsonb_build_object(
+    'id', f.id,
+    'name', f.name,
+    'location_id', f.location_id,
+    'allowed_origins', to_jsonb(f.allowed_origins),
+    'fields', coalesce((select jsonb_agg(jsonb_build_object('key', x.key, 'label', x.label, 'type', x.type,
+                                                            'required', x.required, 'options', x.options) order by x.position)
+                          from app_public.form_fields x
+                         where x.organization_id = f.organization_id and x.form_id = f.id), '[]'),
+    'created_at', f.created_at,
+    'updated_at', f.updated_at)
+$$;
+
+ALTER FUNCTION app_hidden.form_json(f app_public.forms) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION form_json(f app_public.forms); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.form_json(f app_public.forms) IS 'A form with its fields, as forms_list and forms_get answer it.';
+
+--
+-- Name: form_limits(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.form_limits() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select '{"min_elapsed_ms": 3000, "token_max_age_ms": 86400000, "rate_per_address": 5, "rate_window_minutes": 10}'::jsonb
+$$;
+
+ALTER FUNCTION app_hidden.form_limits() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION form_limits(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.form_limits() IS 'The spam thresholds of public form submissions.';
+
+--
+-- Name: form_submit(uuid, jsonb, jsonb, text, bigint, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.form_submit(form_id uuid, payload jsonb, contact jsonb, token text, elapsed_ms bigint, client_address text, spam_reason text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  f app_public.forms;
+  lim jsonb := app_hidden.form_limits();
+  reason text := spam_reason;
+  age bigint := elapsed_ms;
+  c app_public.contacts;
+  v_email text := nullif(lower(contact->>'email'), '');
+  v_phone text := nullif(contact->>'phone', '');
+  sub_id uuid;
+  s record;
+begin
+  select * into f from app_public.forms x where x.id = form_submit.form_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Form not found');
+  end if;
+  if reason is null and age is null then
+    age := app_hidden.form_token_age(f.id, token);
+    if age is null or age > (lim->>'token_max_age_ms')::bigint or age < 0 then
+      reason := 'bad_token';
+    end if;
+  end if;
+  if reason is null and age < (lim->>'min_elapsed_ms')::bigint then
+    reason := 'too_fast';
+  end if;
+  if client_address is not null then
+    -- one client address at a time per organization, so that concurrent posts count each other
+    perform pg_advisory_xact_lock(hashtextextended(f.organization_id::text || '|form-rate|' || client_address, 0));
+    if reason is null and (select count(*) from app_public.form_submissions x
+                            where x.organization_id = f.organization_id and x.client_address = form_submit.client_address
+                              and x.submitted_at > now() - make_interval(mins => (lim->>'rate_window_minutes')::int))
+                          >= (lim->>'rate_per_address')::int then
+      reason := 'rate';
+    end if;
+  end if;
+
+  if reason is null and (v_email is not null or v_phone is not null) then
+    -- the contact: by email, else by phone; created when neither matches
+    select * into c from app_public.contacts x where x.organization_id = f.organization_id and x.email_key = v_email;
+    if not found and v_phone is not null then
+      select * into c from app_public.contacts x
+       where x.organization_id = f.organization_id and x.phone = v_phone and (v_email is null or x.email is null);
+    end if;
+    if c.id is null then
+      insert into app_public.contacts (organization_id, email, name, phone)
+      values (f.organization_id, v_email, nullif(contact->>'name', ''),
+              case when not exists (select 1 from app_public.contacts x
+                                     where x.organization_id = f.organization_id and x.phone = v_phone) then v_phone end)
+      -- the same new email posted twice at once: the second finds the first's contact
+      on conflict (organization_id, email_key) do update set last_seen_at = now(), updated_at = now()
+      returning * into c;
+    else
+      update app_public.contacts x
+         set name = coalesce(x.name, nullif(contact->>'name', '')),
+             email = coalesce(x.email, v_email::citext),
+             phone = coalesce(x.phone, case when not exists (select 1 from app_public.contacts y
+                                                            where y.organization_id = f.organization_id and y.phone = v_phone)
+                                           then v_phone end),
+             last_seen_at = now(),
+             updated_at = now()
+       where x.organization_id = c.organization_id and x.id = c.id
+      returning * into c;
+    end if;
+    if f.location_id is not null then
+      insert into app_public.contact_locations (organization_id, contact_id, location_id)
+      values (f.organization_id, c.id, f.location_id) on conflict do nothing;
+    end if;
+  end if;
+
+  insert into app_public.form_submissions (organization_id, form_id, contact_id, payload, status, spam_reason, email_key,
+                                           client_address)
+  values (f.organization_id, f.id, c.id, payload, case when reason is null then 'accepted' else 'spam' end, reason,
+          left(v_email, 320), client_address)
+  returning id into sub_id;
+
+  -- form_submitted: the active automations this form starts
+  if reason is null and c.id is not null then
+    for s in
+      select x.id from app_public.sequences x
+       where x.organization_id = f.organization_id and x.status = 'active' and x.kind = 'automation'
+         and x.trigger->>'type' = 'form_submitted' and x.trigger->>'form_id' = f.id::text
+       order by x.id
+    loop
+      perform app_private.enroll_by_trigger(f.organization_id, s.id, c.id, 'form_submitted', null);
+    end loop;
+  end if;
+  return jsonb_build_object('submission_id', sub_id, 'status', case when reason is null then 'accepted' else 'spam' end,
+                            'spam_reason', reason, 'contact_id', c.id, 'organization_id', f.organization_id);
+end $$;
+
+ALTER FUNCTION app_hidden.form_submit(form_id uuid, payload jsonb, contact jsonb, token text, elapsed_ms bigint, client_address text, spam_reason text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION form_submit(form_id uuid, payload jsonb, contact jsonb, token text, elapsed_ms bigint, client_address text, spam_reason text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.form_submit(form_id uuid, payload jsonb, contact jsonb, token text, elapsed_ms bigint, client_address text, spam_reason text) IS 'Stores a public form submission after the token and rate checks; an accepted one upserts its contact (linked to the form''s location) and enrolls it in the automations triggered by form_submitted for this form.';
+
+--
+-- Name: form_token(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.form_token(form_id uuid) RETURNS text
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select t.ms::text || '.' || app_hidden.form_token_mac(s.secret, s.form_id, t.ms)
+    from app_private.form_secrets s,
+         lateral (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms) t
+   where s.form_id = form_token.form_id
+$$;
+
+ALTER FUNCTION app_hidden.form_token(form_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION form_token(form_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.form_token(form_id uuid) IS 'A render-time token of the form (`<issued ms>.<mac>`), sent back as the hidden field _token; NULL when no such form.';
+
+--
+-- Name: form_token_age(uuid, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.form_token_age(form_id uuid, token text) RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  m text[] := regexp_match(token, '^([0-9]{1,15})\.([0-9a-f]{64})$');
+  secret text;
+begin
+  if m is null then
+    return null;
+  end if;
+  select s.secret into secret from app_private.form_secrets s where s.form_id = form_token_age.form_id;
+  if secret is null or app_hidden.form_token_mac(secret, form_id, m[1]::bigint) <> m[2] then
+    return null;
+  end if;
+  return (extract(epoch from clock_timestamp()) * 1000)::bigint - m[1]::bigint;
+end $_$;
+
+ALTER FUNCTION app_hidden.form_token_age(form_id uuid, token text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION form_token_age(form_id uuid, token text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.form_token_age(form_id uuid, token text) IS 'Milliseconds since a valid token of the form was issued; NULL for anything else.';
+
+--
+-- Name: form_token_mac(text, uuid, bigint); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bigint) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select encode(sha256(convert_to(secret || '|' || form_id::text || '|' || issued_ms::text || '|' || secret, 'UTF8')), 'hex')
+$$;
+
+ALTER FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bigint) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION form_token_mac(secret text, form_id uuid, issued_ms bigint); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bigint) IS 'The MAC of a form''s render-time token.';
 
 --
 -- Name: html_escape(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2277,6 +2803,30 @@ $$;
 ALTER FUNCTION app_hidden.like_anywhere(value text) OWNER TO svc_owner;
 
 --
+-- Name: location_team_members(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) RETURNS SETOF uuid
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select sp.id
+    from app_public.staff_profiles sp
+    join app_public.people p on p.organization_id = sp.organization_id and p.id = sp.person_id and p.active
+    join app_public.person_locations pl on pl.organization_id = sp.organization_id and pl.person_id = sp.person_id
+   where sp.organization_id = location_team_members.organization_id and pl.location_id = location_team_members.location_id
+   order by sp.created_at, sp.id
+$$;
+
+ALTER FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION location_team_members(organization_id uuid, location_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) IS 'Staff profile ids of the active people who work at the location, oldest first (the order "first free team member" follows).';
+
+--
 -- Name: mask_email(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -2378,6 +2928,41 @@ ALTER FUNCTION app_hidden.note_json(n app_public.contact_notes) OWNER TO svc_own
 COMMENT ON FUNCTION app_hidden.note_json(n app_public.contact_notes) IS 'A note as the API shows it; author only when a team member wrote it.';
 
 --
+-- Name: number_owner(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OUT location_id uuid) RETURNS record
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  orgs uuid[];
+begin
+  select array_agg(distinct x.org) into orgs
+    from (select l.organization_id as org from app_public.locations l where l.sms_number = number_owner.number
+          union all
+          select o.id from app_public.organizations o where o.default_sms_number = number_owner.number) x;
+  if orgs is null then
+    perform app_hidden.raise_error(404, 'unknown_number', 'No organization uses this number');
+  end if;
+  if cardinality(orgs) > 1 then
+    perform app_hidden.raise_error(409, 'number_ambiguous', 'More than one organization uses this number');
+  end if;
+  organization_id := orgs[1];
+  select l.id into location_id from app_public.locations l
+   where l.organization_id = orgs[1] and l.sms_number = number_owner.number
+   order by l.created_at, l.id limit 1;
+end $$;
+
+ALTER FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OUT location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION number_owner(number text, OUT organization_id uuid, OUT location_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OUT location_id uuid) IS 'The organization (and location, when it is a location''s) of one of the service''s numbers; 404 unknown, 409 shared by organizations.';
+
+--
 -- Name: page_error(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -2442,6 +3027,48 @@ ALTER FUNCTION app_hidden.page_number(page integer) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.page_number(page integer) IS 'The page to answer: 1 when NULL; 400 naming query.page below 1 (spec: Limits).';
+
+--
+-- Name: postal_code_key(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.postal_code_key(code text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select upper(regexp_replace(code, '\s', '', 'g'))
+$$;
+
+ALTER FUNCTION app_hidden.postal_code_key(code text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION postal_code_key(code text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.postal_code_key(code text) IS 'A postal code as territories compare it: spaces removed, case ignored.';
+
+--
+-- Name: public_form(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.public_form(form_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object('id', f.id, 'organization_id', f.organization_id, 'allowed_origins', to_jsonb(f.allowed_origins),
+           'fields', coalesce((select jsonb_agg(jsonb_build_object('key', x.key, 'label', x.label, 'type', x.type,
+                                                                   'required', x.required, 'options', x.options) order by x.position)
+                                 from app_public.form_fields x
+                                where x.organization_id = f.organization_id and x.form_id = f.id), '[]'))
+    from app_public.forms f where f.id = public_form.form_id
+$$;
+
+ALTER FUNCTION app_hidden.public_form(form_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION public_form(form_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.public_form(form_id uuid) IS 'A form as its public endpoint needs it (fields, allowed origins), or NULL: no credential involved.';
 
 --
 -- Name: queue_message(text, text, text, text, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3735,6 +4362,38 @@ ALTER FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_sche
 COMMENT ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) IS 'The send schedule of a sequence: the one it names, or the organization''s default; NULL when there is none.';
 
 --
+-- Name: sequence_sweep_horizon(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.sequence_sweep_horizon() RETURNS interval
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select interval '2 minutes' $$;
+
+ALTER FUNCTION app_hidden.sequence_sweep_horizon() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequence_sweep_horizon(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.sequence_sweep_horizon() IS 'How far ahead the sequence_step_sweep adds step jobs: more than its cron period (one minute), so a step gets its job before it is due.';
+
+--
+-- Name: sequence_sweep_lock_key(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.sequence_sweep_lock_key(organization_id uuid) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select hashtext('sequence_step_sweep:' || organization_id) $$;
+
+ALTER FUNCTION app_hidden.sequence_sweep_lock_key(organization_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequence_sweep_lock_key(organization_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.sequence_sweep_lock_key(organization_id uuid) IS 'The second key of the advisory lock (first key 7613) that orders requests relying on a waiting sweep job before that sweep.';
+
+--
 -- Name: sequence_trigger_types(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -4095,6 +4754,73 @@ end $_$;
 ALTER FUNCTION app_hidden.unsubscribe_token_row(token text) OWNER TO svc_owner;
 
 --
+-- Name: voice_call_record(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.voice_call_record(payload jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  inbound boolean := coalesce(payload->>'direction', 'inbound') = 'inbound';
+  ours text := case when inbound then payload->>'to' else payload->>'from' end;
+  theirs text := case when inbound then payload->>'from' else payload->>'to' end;
+  org uuid;
+  loc uuid;
+  c app_public.contacts;
+  existing app_public.calls;
+  v_call_id uuid;
+  started timestamptz := coalesce((payload->>'started_at')::timestamptz, now());
+  v_status text := coalesce(payload->>'status', 'completed');
+begin
+  select n.organization_id, n.location_id into org, loc from app_hidden.number_owner(ours) n;
+  -- one delivery of a call at a time: a retry racing the first waits, then finds it
+  perform pg_advisory_xact_lock(hashtextextended(org::text || '|voice|' || (payload->>'call_id'), 0));
+  select * into existing from app_public.calls x where x.organization_id = org and x.external_id = payload->>'call_id';
+  if found then
+    return jsonb_build_object('call_id', existing.id, 'contact_id', existing.contact_id, 'duplicate', true);
+  end if;
+
+  select * into c from app_public.contacts x where x.organization_id = org and x.phone = theirs;
+  if not found then
+    insert into app_public.contacts (organization_id, phone, name)
+    values (org, theirs, nullif(payload->>'caller_name', ''))
+    on conflict (organization_id, phone) where phone is not null do update set updated_at = now()
+    returning * into c;
+  end if;
+  update app_public.contacts x set total_calls = x.total_calls + 1, last_seen_at = greatest(x.last_seen_at, started),
+         name = coalesce(x.name, nullif(payload->>'caller_name', '')), updated_at = now()
+   where x.organization_id = org and x.id = c.id;
+  if loc is not null then
+    insert into app_public.contact_locations (organization_id, contact_id, location_id) values (org, c.id, loc) on conflict do nothing;
+  end if;
+
+  insert into app_public.calls (organization_id, contact_id, location_id, direction, status, from_number, to_number, started_at,
+                                duration_seconds, summary, external_id)
+  values (org, c.id, loc, case when inbound then 'inbound' else 'outbound' end, v_status, payload->>'from', payload->>'to', started,
+          (payload->>'duration_seconds')::int, payload->>'summary', payload->>'call_id')
+  returning id into v_call_id;
+  insert into app_public.call_transcript_lines (organization_id, call_id, position, speaker, text)
+  select org, v_call_id, l.ordinality - 1, l.value->>'speaker', l.value->>'text'
+    from jsonb_array_elements(coalesce(payload->'transcript', '[]')) with ordinality l;
+
+  insert into app_public.interactions (organization_id, contact_id, location_id, channel, status, summary, started_at, ended_at)
+  values (org, c.id, loc, 'voice',
+          case v_status when 'completed' then 'completed' when 'in_progress' then 'in_progress' else 'abandoned' end,
+          payload->>'summary', started,
+          case when v_status <> 'in_progress' then started + make_interval(secs => coalesce((payload->>'duration_seconds')::int, 0)) end);
+  return jsonb_build_object('call_id', v_call_id, 'contact_id', c.id, 'duplicate', false);
+end $$;
+
+ALTER FUNCTION app_hidden.voice_call_record(payload jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION voice_call_record(payload jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.voice_call_record(payload jsonb) IS 'Records a voice platform call once per call id: contact by phone (or created), total_calls, call, transcript, interaction.';
+
+--
 -- Name: add_job(text, jsonb, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -4345,22 +5071,25 @@ CREATE FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids
     AS $$
 declare
   one uuid;
+  was text;
   ended app_public.enrollments;
 begin
   if status not in ('cancelled', 'completed', 'failed') then
     raise exception 'end_enrollments: % is not an end status', status;
   end if;
   foreach one in array coalesce(enrollment_ids, '{}') loop
+    select e.status into was from app_public.enrollments e
+     where e.organization_id = end_enrollments.organization_id and e.id = one
+       for update;
+    continue when not found or was not in ('active', 'paused');
     update app_public.enrollments e
        set status = end_enrollments.status, end_reason = end_enrollments.reason, next_step_due_at = null,
            next_run_at = null, paused_at = null, updated_at = now()
-     where e.organization_id = end_enrollments.organization_id and e.id = one and e.status in ('active', 'paused')
+     where e.organization_id = end_enrollments.organization_id and e.id = one
     returning e.* into ended;
-    if found then
-      insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
-      values (ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason);
-      return next ended;
-    end if;
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+    values (ended.organization_id, ended.id, end_enrollments.status, ended.current_step_key, end_enrollments.reason);
+    return next ended;
   end loop;
 end $$;
 
@@ -4506,8 +5235,16 @@ begin
     -- a live enrollment that ended between the two: try those again
     pending := array(select c from unnest(pending) c where not c = any(answered));
   end loop;
-  if cardinality(new_ids) > 0 then
-    perform app_private.schedule_enrollment_steps(enroll_contacts.organization_id, new_ids);
+  if cardinality(new_ids) > 0 and run_at <= now() + app_hidden.sequence_sweep_horizon() then
+    if cardinality(new_ids) = 1 then
+      perform app_private.kick_step_sweep(enroll_contacts.organization_id);
+    else
+      -- a set (an event fired for many contacts): their jobs in one add_jobs call, one notification
+      perform graphile_worker.add_jobs(array(
+        select row('sequence_step', json_build_object('organization_id', enroll_contacts.organization_id, 'enrollment_id', i,
+                   'step_key', step->>'step_key'), null, run_at, null, 'sequence_step:' || i, null, null)::graphile_worker.job_spec
+          from unnest(new_ids) i), false);
+    end if;
   end if;
 end $$;
 
@@ -4517,7 +5254,7 @@ ALTER FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uui
 -- Name: FUNCTION enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone) IS 'Enrolls contacts (the one core of every way in, set-based): enrollment on the first or given step, due at + delay, run in the send window, enrolled event, jobs scheduled in one call; a contact already live answers its enrollment (not enrolled).';
+COMMENT ON FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone) IS 'Enrolls contacts (the one core of every way in, set-based): enrollment on the first or given step, due at + delay, run in the send window, enrolled event; step jobs added at once for a set due within the sweep horizon, else from the sweep (one contact due within it kicks it); a contact already live answers its enrollment (not enrolled).';
 
 --
 -- Name: event_subscribers(text, jsonb, boolean, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -4661,6 +5398,32 @@ ALTER FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id
 --
 
 COMMENT ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) IS 'Advisory-lock key held by the connection running the first call of (credential, operation, idempotency key).';
+
+--
+-- Name: kick_step_sweep(uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.kick_step_sweep(organization_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform pg_advisory_xact_lock_shared(7613, app_hidden.sequence_sweep_lock_key(kick_step_sweep.organization_id));
+  if not exists (select 1 from graphile_worker._private_jobs j
+                  where j.key = 'sequence_step_sweep:' || kick_step_sweep.organization_id and j.locked_at is null
+                    and j.attempts < j.max_attempts) then
+    perform graphile_worker.add_job('sequence_step_sweep', json_build_object('organization_id', kick_step_sweep.organization_id),
+      job_key => 'sequence_step_sweep:' || kick_step_sweep.organization_id);
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.kick_step_sweep(organization_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION kick_step_sweep(organization_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.kick_step_sweep(organization_id uuid) IS 'Makes sure the organization has a sequence_step_sweep job waiting to run now (one for a burst of writers).';
 
 --
 -- Name: new_unsubscribe_token(uuid, text, uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -4856,7 +5619,9 @@ begin
       from (select x.* from unnest(enrollment_ids) as i(id)
               join app_public.enrollments x on x.organization_id = schedule_enrollment_steps.organization_id and x.id = i.id
             offset 0) e   -- the fence keeps the status test out of the lookup, so only the primary key fits it
-     where e.status = 'active' and e.current_step_key is not null and e.next_run_at is not null);
+     where e.status = 'active' and e.current_step_key is not null and e.next_run_at is not null
+       and (e.next_run_at <= now() + app_hidden.sequence_sweep_horizon()
+            or exists (select 1 from graphile_worker._private_jobs j where j.key = 'sequence_step:' || e.id and j.locked_at is null)));
   if cardinality(specs) = 0 then
     return 0;
   end if;
@@ -4869,7 +5634,7 @@ ALTER FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrol
 -- Name: FUNCTION schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) IS 'Adds (or moves) the sequence_step job of each listed active enrollment to its next_run_at; job key sequence_step:<id>.';
+COMMENT ON FUNCTION app_private.schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]) IS 'Moves the waiting sequence_step job of each listed active enrollment to its next_run_at, or adds it when it runs within the sweep horizon; later steps get theirs from sequence_step_sweep. Job key sequence_step:<id>.';
 
 --
 -- Name: send_refusal(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -5075,6 +5840,88 @@ ALTER FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment
 --
 
 COMMENT ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) IS 'Second transaction of a sequence step: records sent or failed (step run, message, event; with sink, the outbox row) and moves the enrollment on. Commits without waiting for the disk: a lost record leaves the run sending, later unknown.';
+
+--
+-- Name: sweep_enrollment_steps(uuid, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.sweep_enrollment_steps(organization_id uuid DEFAULT NULL::uuid, until timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  upto timestamptz := coalesce(until, now() + app_hidden.sequence_sweep_horizon());
+  specs graphile_worker.job_spec[];
+begin
+  if organization_id is not null then
+    -- every request that saw this organization's sweep job waiting has committed once this lock
+    -- is granted, and the statement below (a new snapshot) sees its enrollments. Held to the end
+    -- of this transaction (a lock taken and let go at once would stay taken were the statement
+    -- cancelled in between): requests kicking meanwhile wait for this sweep, milliseconds.
+    perform pg_advisory_xact_lock(7613, app_hidden.sequence_sweep_lock_key(sweep_enrollment_steps.organization_id));
+  end if;
+  specs := array(
+    select row('sequence_step',
+               json_build_object('organization_id', e.organization_id, 'enrollment_id', e.id, 'step_key', e.current_step_key),
+               null, e.next_run_at, null, 'sequence_step:' || e.id, null, null)::graphile_worker.job_spec
+      from app_public.organizations o
+     cross join lateral (
+       select x.organization_id, x.id, x.current_step_key, x.next_run_at from app_public.enrollments x
+        where x.organization_id = o.id and x.status = 'active' and x.next_run_at <= upto and x.current_step_key is not null
+          and not exists (select 1 from graphile_worker._private_jobs j where j.key = 'sequence_step:' || x.id)
+          for share of x skip locked) e
+     where sweep_enrollment_steps.organization_id is null or o.id = sweep_enrollment_steps.organization_id);
+  if cardinality(specs) = 0 then
+    return 0;
+  end if;
+  return (select count(*)::int from graphile_worker.add_jobs(specs, false));
+end $$;
+
+ALTER FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sweep_enrollment_steps(organization_id uuid, until timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) IS 'Adds the sequence_step job (key sequence_step:<id>, at next_run_at) of each active enrollment that runs by `until` (default now + the sweep horizon) and has none; one organization or all. Answers how many it added.';
+
+--
+-- Name: tg_calls__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_calls__own_clients() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op in ('UPDATE', 'DELETE') and old.staff_profile_id is not null
+     and (tg_op = 'DELETE' or old.staff_profile_id is distinct from new.staff_profile_id or old.contact_id <> new.contact_id)
+     and not exists (select 1 from app_public.calls c
+                      where c.organization_id = old.organization_id and c.contact_id = old.contact_id
+                        and c.staff_profile_id = old.staff_profile_id and c.id <> old.id) then
+    delete from app_private.own_clients o
+     using app_public.staff_profiles sp
+     where sp.organization_id = old.organization_id and sp.id = old.staff_profile_id
+       and o.organization_id = old.organization_id and o.person_id = sp.person_id and o.contact_id = old.contact_id
+       and o.source = 'calls';
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') and new.staff_profile_id is not null then
+    insert into app_private.own_clients (organization_id, person_id, contact_id, source)
+    select new.organization_id, sp.person_id, new.contact_id, 'calls'
+      from app_public.staff_profiles sp
+     where sp.organization_id = new.organization_id and sp.id = new.staff_profile_id
+    on conflict do nothing;
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_calls__own_clients() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_calls__own_clients(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_calls__own_clients() IS 'The calls area''s rows of app_private.own_clients: a contact is the own client of the team member who took a call with it.';
 
 --
 -- Name: tg_contact_events__sequences(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -5309,6 +6156,27 @@ ALTER FUNCTION app_private.tg_enrollments__count_status() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_enrollments__count_status() IS 'Row trigger of app_public.enrollments on a change of status (or sequence): moves one from the old count to the new.';
+
+--
+-- Name: tg_forms__secret(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_forms__secret() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  insert into app_private.form_secrets (organization_id, form_id) values (new.organization_id, new.id) on conflict do nothing;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_forms__secret() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_forms__secret(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_forms__secret() IS 'Gives every new form the key its render-time tokens are signed with.';
 
 --
 -- Name: tg_people__revoke_keys(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -5717,6 +6585,79 @@ ALTER FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) OWNER 
 --
 
 COMMENT ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) IS 'audiences_update: changes the fields present (definition replaced whole; is_archived false restores); kind cannot change; 400 for a definition over the limits.';
+
+--
+-- Name: calls_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.calls_get(call_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  c app_public.calls;
+begin
+  select * into c from app_public.calls x where x.organization_id = app_hidden.current_org_id() and x.id = calls_get.call_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Call not found');
+  end if;
+  return app_hidden.call_json(c) || jsonb_build_object('transcript', coalesce((
+    select jsonb_agg(jsonb_build_object('speaker', l.speaker, 'text', l.text) order by l.position)
+      from app_public.call_transcript_lines l
+     where l.organization_id = c.organization_id and l.call_id = c.id), '[]'));
+end $$;
+
+ALTER FUNCTION app_public.calls_get(call_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION calls_get(call_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.calls_get(call_id uuid) IS 'calls_get: one call the credential reads, with its transcript; 404 otherwise.';
+
+--
+-- Name: calls_list(uuid, timestamp with time zone, uuid, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.calls_list(contact_id uuid, after_at timestamp with time zone, after_id uuid, lim integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  page app_public.calls[];
+  last app_public.calls;
+begin
+  -- the page size first, before anything is read (NULL: 25; outside 1 to 100: 400, as over REST)
+  lim := app_hidden.page_limit(lim);
+  if (after_at is null) <> (after_id is null) then
+    perform app_hidden.raise_error(400, 'bad_request', 'query.cursor: not a cursor from this list: pass next_cursor back unchanged');
+  end if;
+  if calls_list.contact_id is not null and not exists (
+      select 1 from app_public.contacts x where x.organization_id = app_hidden.current_org_id() and x.id = calls_list.contact_id) then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+  select coalesce(array_agg(x order by x.started_at desc, x.id desc), '{}') into page
+    from (select c.* from app_public.calls c
+           where c.organization_id = app_hidden.current_org_id()
+             and (calls_list.contact_id is null or c.contact_id = calls_list.contact_id)
+             and (after_at is null or (c.started_at, c.id) < (after_at, after_id))
+           order by c.started_at desc, c.id desc
+           limit lim + 1) x;
+  if cardinality(page) > lim then
+    page := page[1:lim];
+    last := page[lim];
+  end if;
+  return jsonb_build_object(
+    'items', (select coalesce(jsonb_agg(app_hidden.call_json(page[i]) order by i), '[]') from generate_subscripts(page, 1) i),
+    'next_after', case when last.id is not null then jsonb_build_object(
+      'at', to_char(last.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'id', last.id) end);
+end $$;
+
+ALTER FUNCTION app_public.calls_list(contact_id uuid, after_at timestamp with time zone, after_id uuid, lim integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION calls_list(contact_id uuid, after_at timestamp with time zone, after_id uuid, lim integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.calls_list(contact_id uuid, after_at timestamp with time zone, after_id uuid, lim integer) IS 'calls_list: a page of the calls the credential reads, newest first, after a keyset position; 404 for a contact out of reach.';
 
 --
 -- Name: contacts_add_note(uuid, text); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -6226,6 +7167,100 @@ ALTER FUNCTION app_public.contacts_upsert(email public.citext, name text, phone 
 --
 
 COMMENT ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) IS 'contacts_upsert: creates or updates the contact keyed on email (only the fields sent), links locations, then processes cancel_events and events.';
+
+--
+-- Name: forms_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.forms_get(form_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select app_hidden.form_json(app_hidden.form_for(form_id))
+$$;
+
+ALTER FUNCTION app_public.forms_get(form_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION forms_get(form_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.forms_get(form_id uuid) IS 'forms_get: one form with its fields; 404 when out of reach.';
+
+--
+-- Name: forms_list(); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.forms_list() RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('items', coalesce(jsonb_agg(app_hidden.form_json(f) order by f.name, f.id), '[]'))
+    from app_public.forms f
+   where f.organization_id = app_hidden.current_org_id()
+$$;
+
+ALTER FUNCTION app_public.forms_list() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION forms_list(); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.forms_list() IS 'forms_list: the forms the credential reaches, by name, with their fields.';
+
+--
+-- Name: forms_list_submissions(uuid, integer, integer, text, timestamp with time zone, timestamp with time zone, text); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  -- the page first, before anything is read (NULL: page 1 of 25; out of range: 400, as over REST)
+  pg int := app_hidden.page_number(page);
+  lim int := app_hidden.page_limit(page_size);
+  f app_public.forms := app_hidden.form_for(form_id);
+  -- part of the email: a plain substring test (no pattern characters to escape)
+  part text := lower(search);
+  total int;
+  items jsonb;
+begin
+  if forms_list_submissions.status not in ('accepted', 'spam') then
+    perform app_hidden.raise_error(400, 'bad_request', 'query.status: expected accepted or spam');
+  end if;
+  select count(*) into total from app_public.form_submissions s
+   where s.organization_id = f.organization_id and s.form_id = f.id
+     and (forms_list_submissions.status is null or s.status = forms_list_submissions.status)
+     and (from_at is null or s.submitted_at >= from_at)
+     and (to_at is null or s.submitted_at < to_at)
+     and (part is null or strpos(s.email_key, part) > 0);
+  select coalesce(jsonb_agg(x.j order by x.submitted_at desc, x.id desc), '[]') into items
+    from (select s.submitted_at, s.id, jsonb_build_object(
+                   'id', s.id,
+                   'form_id', s.form_id,
+                   'payload', s.payload,
+                   'status', s.status,
+                   'spam_reason', s.spam_reason,
+                   'contact_id', s.contact_id,
+                   'contact', (select jsonb_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone)
+                                 from app_public.contacts c where c.organization_id = s.organization_id and c.id = s.contact_id),
+                   'submitted_at', s.submitted_at) as j
+            from app_public.form_submissions s
+           where s.organization_id = f.organization_id and s.form_id = f.id
+             and (forms_list_submissions.status is null or s.status = forms_list_submissions.status)
+             and (from_at is null or s.submitted_at >= from_at)
+             and (to_at is null or s.submitted_at < to_at)
+             and (part is null or strpos(s.email_key, part) > 0)
+           order by s.submitted_at desc, s.id desc
+           limit lim offset (pg - 1)::bigint * lim) x;
+  return jsonb_build_object('items', items, 'total', total, 'page', pg, 'limit', lim);
+end $$;
+
+ALTER FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text) IS 'forms_list_submissions: a page of the form''s submissions, newest first, by status, time range [from, to) and part of the email.';
 
 --
 -- Name: sequences_activate(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -7138,6 +8173,24 @@ COMMENT ON TABLE app_private.event_subscriptions IS 'Who listens to an event of 
 COMMENT ON COLUMN app_private.event_subscriptions.location_id IS 'The subscriber takes only contacts linked to this location (NULL: any contact of the organization).';
 
 --
+-- Name: form_secrets; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.form_secrets (
+    organization_id uuid NOT NULL,
+    form_id uuid NOT NULL,
+    secret text DEFAULT replace(((gen_random_uuid())::text || (gen_random_uuid())::text), '-'::text, ''::text) NOT NULL
+);
+
+ALTER TABLE app_private.form_secrets OWNER TO svc_owner;
+
+--
+-- Name: TABLE form_secrets; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.form_secrets IS 'The key that signs a form''s render-time tokens (two random UUIDs: 244 random bits). Read only by the public form''s definer functions.';
+
+--
 -- Name: idempotency_keys; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -7336,6 +8389,25 @@ ALTER TABLE app_private.sequence_trigger_types OWNER TO svc_owner;
 COMMENT ON TABLE app_private.sequence_trigger_types IS 'The trigger types sequences accept, with the fields each takes; an area adds its own row when it goes live.';
 
 --
+-- Name: appointment_occurrences; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.appointment_occurrences (
+    organization_id uuid NOT NULL,
+    appointment_id uuid NOT NULL,
+    occurrence_start timestamp with time zone NOT NULL,
+    during tstzrange NOT NULL
+);
+
+ALTER TABLE app_public.appointment_occurrences OWNER TO svc_owner;
+
+--
+-- Name: TABLE appointment_occurrences; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.appointment_occurrences IS 'Each occurrence of a repeating appointment (its series'' row in app_public.appointments holds the rest).';
+
+--
 -- Name: audience_members; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -7353,6 +8425,50 @@ ALTER TABLE app_public.audience_members OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.audience_members IS 'Members of static audiences. The primary key orders a member list (keyset paging by contact id).';
+
+--
+-- Name: calendars; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.calendars (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    location_id uuid NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT calendars_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.calendars OWNER TO svc_owner;
+
+--
+-- Name: TABLE calendars; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.calendars IS 'What a location that is not staffed books: busy while it holds an appointment, open during its location''s hours.';
+
+--
+-- Name: call_transcript_lines; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.call_transcript_lines (
+    organization_id uuid NOT NULL,
+    call_id uuid NOT NULL,
+    "position" integer NOT NULL,
+    speaker text NOT NULL,
+    text text NOT NULL,
+    CONSTRAINT call_transcript_lines_position_check CHECK (("position" >= 0)),
+    CONSTRAINT call_transcript_lines_speaker_check CHECK ((speaker = ANY (ARRAY['caller'::text, 'assistant'::text, 'staff'::text]))),
+    CONSTRAINT call_transcript_lines_text_check CHECK ((length(text) <= 20000))
+);
+
+ALTER TABLE app_public.call_transcript_lines OWNER TO svc_owner;
+
+--
+-- Name: TABLE call_transcript_lines; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.call_transcript_lines IS 'A call''s transcript, one line per row in the order spoken (position from 0).';
 
 --
 -- Name: contact_locations; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -7465,6 +8581,68 @@ ALTER TABLE app_public.enrollment_events ALTER COLUMN id ADD GENERATED ALWAYS AS
 );
 
 --
+-- Name: form_fields; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.form_fields (
+    organization_id uuid NOT NULL,
+    form_id uuid NOT NULL,
+    key text NOT NULL,
+    "position" integer NOT NULL,
+    label text NOT NULL,
+    type text NOT NULL,
+    required boolean DEFAULT false NOT NULL,
+    options jsonb,
+    CONSTRAINT form_fields_check CHECK (((type = 'select'::text) = (options IS NOT NULL))),
+    CONSTRAINT form_fields_key_check CHECK ((key ~ '^[A-Za-z][A-Za-z0-9_]{0,99}$'::text)),
+    CONSTRAINT form_fields_label_check CHECK (((length(label) >= 1) AND (length(label) <= 200))),
+    CONSTRAINT form_fields_options_check CHECK (((options IS NULL) OR ((jsonb_typeof(options) = 'array'::text) AND ((jsonb_array_length(options) >= 1) AND (jsonb_array_length(options) <= 500))))),
+    CONSTRAINT form_fields_position_check CHECK (("position" >= 0)),
+    CONSTRAINT form_fields_type_check CHECK ((type = ANY (ARRAY['text'::text, 'email'::text, 'phone'::text, 'textarea'::text, 'select'::text, 'checkbox'::text, 'number'::text, 'date'::text])))
+);
+
+ALTER TABLE app_public.form_fields OWNER TO svc_owner;
+
+--
+-- Name: TABLE form_fields; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.form_fields IS 'A form''s fields in order; key names the value in submissions'' payloads. A select field lists its options.';
+
+--
+-- Name: form_submissions; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.form_submissions (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    form_id uuid NOT NULL,
+    contact_id uuid,
+    payload jsonb NOT NULL,
+    status text NOT NULL,
+    spam_reason text,
+    email_key text,
+    client_address text,
+    submitted_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT form_submissions_check CHECK (((status = 'spam'::text) = (spam_reason IS NOT NULL))),
+    CONSTRAINT form_submissions_check1 CHECK (((status = 'accepted'::text) OR (contact_id IS NULL))),
+    CONSTRAINT form_submissions_client_address_check CHECK ((length(client_address) <= 100)),
+    CONSTRAINT form_submissions_email_key_check CHECK ((length(email_key) <= 320)),
+    CONSTRAINT form_submissions_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
+    CONSTRAINT form_submissions_spam_reason_check CHECK ((spam_reason ~ '^[a-z_]{1,50}$'::text)),
+    CONSTRAINT form_submissions_status_check CHECK ((status = ANY (ARRAY['accepted'::text, 'spam'::text])))
+);
+
+ALTER TABLE app_public.form_submissions OWNER TO svc_owner;
+
+--
+-- Name: TABLE form_submissions; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.form_submissions IS 'A submission of a form: payload by field key, the contact it created or updated (accepted only), accepted or spam.';
+
+--
 -- Name: interactions; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -7527,7 +8705,11 @@ CREATE TABLE app_public.locations (
     sms_number text,
     hours jsonb DEFAULT '[]'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+    slot_interval_minutes integer DEFAULT 15 NOT NULL,
+    address jsonb,
+    CONSTRAINT locations_address_check CHECK (((address IS NULL) OR (jsonb_typeof(address) = 'object'::text))),
+    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT locations_slot_interval_minutes_check CHECK (((slot_interval_minutes >= 5) AND (slot_interval_minutes <= 240)))
 );
 
 ALTER TABLE app_public.locations OWNER TO svc_owner;
@@ -7543,6 +8725,59 @@ COMMENT ON TABLE app_public.locations IS 'A place of business with its IANA time
 --
 
 COMMENT ON COLUMN app_public.locations.hours IS 'Opening hours: [{day: mon..sun, open: HH:MM, close: HH:MM}].';
+
+--
+-- Name: COLUMN locations.slot_interval_minutes; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.slot_interval_minutes IS 'Spacing of the starts of offered slots (minutes from each opening).';
+
+--
+-- Name: COLUMN locations.address; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.address IS 'Street address: {line1, line2, city, region, postal_code, country_code}.';
+
+--
+-- Name: offering_team_members; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.offering_team_members (
+    organization_id uuid NOT NULL,
+    offering_id uuid NOT NULL,
+    staff_profile_id uuid NOT NULL
+);
+
+ALTER TABLE app_public.offering_team_members OWNER TO svc_owner;
+
+--
+-- Name: TABLE offering_team_members; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.offering_team_members IS 'Who does an offering; an offering with no rows here can be done by every team member of its location.';
+
+--
+-- Name: offerings; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.offerings (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    location_id uuid NOT NULL,
+    name text NOT NULL,
+    duration_minutes integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT offerings_duration_minutes_check CHECK (((duration_minutes >= 5) AND (duration_minutes <= 1440))),
+    CONSTRAINT offerings_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.offerings OWNER TO svc_owner;
+
+--
+-- Name: TABLE offerings; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.offerings IS 'A service a location books, with its length. A location with offerings requires one on booking (offering_required).';
 
 --
 -- Name: organizations; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -7673,7 +8908,9 @@ CREATE TABLE app_public.staff_profiles (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     person_id uuid NOT NULL,
     display_name text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    working_hours jsonb,
+    CONSTRAINT staff_profiles_working_hours_check CHECK (((working_hours IS NULL) OR (jsonb_typeof(working_hours) = 'array'::text)))
 );
 
 ALTER TABLE app_public.staff_profiles OWNER TO svc_owner;
@@ -7683,6 +8920,12 @@ ALTER TABLE app_public.staff_profiles OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.staff_profiles IS 'A team member who can be booked and who owns client relationships.';
+
+--
+-- Name: COLUMN staff_profiles.working_hours; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.staff_profiles.working_hours IS 'The team member''s weekly hours [{day: mon..sun, open: HH:MM, close: HH:MM|24:00}] in each location''s time zone; NULL: the location''s hours.';
 
 --
 -- Name: step_runs; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -7732,6 +8975,49 @@ ALTER TABLE app_public.tags OWNER TO svc_owner;
 COMMENT ON TABLE app_public.tags IS 'The organization''s tags (at most organizations.tag_limit).';
 
 --
+-- Name: territories; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.territories (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    location_id uuid NOT NULL,
+    name text NOT NULL,
+    country_code text NOT NULL,
+    postal_codes text[] DEFAULT '{}'::text[] NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT territories_country_code_check CHECK ((country_code ~ '^[A-Z]{2}$'::text)),
+    CONSTRAINT territories_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT territories_postal_codes_check CHECK (((array_position(postal_codes, NULL::text) IS NULL) AND (cardinality(postal_codes) <= 10000)))
+);
+
+ALTER TABLE app_public.territories OWNER TO svc_owner;
+
+--
+-- Name: TABLE territories; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.territories IS 'Postal codes (normalized by app_hidden.postal_code_key) in one country that a location''s team members visit.';
+
+--
+-- Name: territory_team_members; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.territory_team_members (
+    organization_id uuid NOT NULL,
+    territory_id uuid NOT NULL,
+    staff_profile_id uuid NOT NULL
+);
+
+ALTER TABLE app_public.territory_team_members OWNER TO svc_owner;
+
+--
+-- Name: TABLE territory_team_members; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.territory_team_members IS 'Who covers a territory; a territory with no rows here is covered by every team member of its location.';
+
+--
 -- Name: api_key_locations api_key_locations_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -7779,6 +9065,13 @@ ALTER TABLE ONLY app_private.event_subscriptions
 
 ALTER TABLE ONLY app_private.event_subscriptions
     ADD CONSTRAINT event_subscriptions_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: form_secrets form_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.form_secrets
+    ADD CONSTRAINT form_secrets_pkey PRIMARY KEY (organization_id, form_id);
 
 --
 -- Name: idempotency_keys idempotency_keys_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -7844,6 +9137,34 @@ ALTER TABLE ONLY app_private.unsubscribe_tokens
     ADD CONSTRAINT unsubscribe_tokens_pkey PRIMARY KEY (token_hash);
 
 --
+-- Name: appointment_occurrences appointment_occurrences_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointment_occurrences
+    ADD CONSTRAINT appointment_occurrences_pkey PRIMARY KEY (organization_id, appointment_id, occurrence_start);
+
+--
+-- Name: appointments appointments_no_overlap_calendar; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_no_overlap_calendar EXCLUDE USING gist (organization_id WITH =, calendar_id WITH =, during WITH &&) WHERE (((status = 'booked'::text) AND (calendar_id IS NOT NULL) AND (rrule IS NULL)));
+
+--
+-- Name: appointments appointments_no_overlap_team_member; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_no_overlap_team_member EXCLUDE USING gist (organization_id WITH =, staff_profile_id WITH =, during WITH &&) WHERE (((status = 'booked'::text) AND (staff_profile_id IS NOT NULL) AND (rrule IS NULL)));
+
+--
+-- Name: appointments appointments_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_pkey PRIMARY KEY (organization_id, id);
+
+--
 -- Name: audience_members audience_members_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -7856,6 +9177,27 @@ ALTER TABLE ONLY app_public.audience_members
 
 ALTER TABLE ONLY app_public.audiences
     ADD CONSTRAINT audiences_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: calendars calendars_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.calendars
+    ADD CONSTRAINT calendars_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: call_transcript_lines call_transcript_lines_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.call_transcript_lines
+    ADD CONSTRAINT call_transcript_lines_pkey PRIMARY KEY (organization_id, call_id, "position");
+
+--
+-- Name: calls calls_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.calls
+    ADD CONSTRAINT calls_pkey PRIMARY KEY (organization_id, id);
 
 --
 -- Name: contact_locations contact_locations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -7921,6 +9263,34 @@ ALTER TABLE ONLY app_public.enrollments
     ADD CONSTRAINT enrollments_pkey PRIMARY KEY (organization_id, id);
 
 --
+-- Name: form_fields form_fields_organization_id_form_id_position_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.form_fields
+    ADD CONSTRAINT form_fields_organization_id_form_id_position_key UNIQUE (organization_id, form_id, "position");
+
+--
+-- Name: form_fields form_fields_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.form_fields
+    ADD CONSTRAINT form_fields_pkey PRIMARY KEY (organization_id, form_id, key);
+
+--
+-- Name: form_submissions form_submissions_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.form_submissions
+    ADD CONSTRAINT form_submissions_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: forms forms_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.forms
+    ADD CONSTRAINT forms_pkey PRIMARY KEY (organization_id, id);
+
+--
 -- Name: interactions interactions_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -7933,6 +9303,20 @@ ALTER TABLE ONLY app_public.interactions
 
 ALTER TABLE ONLY app_public.locations
     ADD CONSTRAINT locations_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: offering_team_members offering_team_members_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.offering_team_members
+    ADD CONSTRAINT offering_team_members_pkey PRIMARY KEY (organization_id, offering_id, staff_profile_id);
+
+--
+-- Name: offerings offerings_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.offerings
+    ADD CONSTRAINT offerings_pkey PRIMARY KEY (organization_id, id);
 
 --
 -- Name: organizations organizations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -8047,6 +9431,20 @@ ALTER TABLE ONLY app_public.tags
     ADD CONSTRAINT tags_pkey PRIMARY KEY (organization_id, id);
 
 --
+-- Name: territories territories_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.territories
+    ADD CONSTRAINT territories_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: territory_team_members territory_team_members_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.territory_team_members
+    ADD CONSTRAINT territory_team_members_pkey PRIMARY KEY (organization_id, territory_id, staff_profile_id);
+
+--
 -- Name: contact_events_by_contact; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
@@ -8083,6 +9481,30 @@ CREATE INDEX outbox_org_created ON app_private.outbox USING btree (organization_
 CREATE INDEX own_clients_by_contact ON app_private.own_clients USING btree (organization_id, contact_id);
 
 --
+-- Name: appointment_occurrences_by_time; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX appointment_occurrences_by_time ON app_public.appointment_occurrences USING gist (organization_id, during);
+
+--
+-- Name: appointments_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX appointments_by_contact ON app_public.appointments USING btree (organization_id, contact_id, starts_at);
+
+--
+-- Name: appointments_by_location_time; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX appointments_by_location_time ON app_public.appointments USING gist (organization_id, location_id, during) WHERE (status = 'booked'::text);
+
+--
+-- Name: appointments_by_start; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX appointments_by_start ON app_public.appointments USING btree (organization_id, starts_at, id) WHERE (status = 'booked'::text);
+
+--
 -- Name: audience_members_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -8093,6 +9515,30 @@ CREATE INDEX audience_members_by_contact ON app_public.audience_members USING bt
 --
 
 CREATE INDEX audiences_org_created ON app_public.audiences USING btree (organization_id, created_at DESC, id);
+
+--
+-- Name: calendars_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX calendars_by_location ON app_public.calendars USING btree (organization_id, location_id, name);
+
+--
+-- Name: calls_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX calls_by_contact ON app_public.calls USING btree (organization_id, contact_id, started_at DESC, id DESC);
+
+--
+-- Name: calls_by_external_id; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX calls_by_external_id ON app_public.calls USING btree (organization_id, external_id) WHERE (external_id IS NOT NULL);
+
+--
+-- Name: calls_by_start; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX calls_by_start ON app_public.calls USING btree (organization_id, started_at DESC, id DESC);
 
 --
 -- Name: contact_locations_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
@@ -8179,16 +9625,46 @@ CREATE INDEX enrollments_by_sequence ON app_public.enrollments USING btree (orga
 CREATE INDEX enrollments_by_sequence_status ON app_public.enrollments USING btree (organization_id, sequence_id, status, created_at DESC, id);
 
 --
+-- Name: enrollments_due; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX enrollments_due ON app_public.enrollments USING btree (organization_id, next_run_at) WHERE (status = 'active'::text);
+
+--
 -- Name: enrollments_one_live; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
 CREATE UNIQUE INDEX enrollments_one_live ON app_public.enrollments USING btree (organization_id, sequence_id, contact_id) WHERE (status = ANY (ARRAY['active'::text, 'paused'::text]));
 
 --
+-- Name: form_submissions_by_address; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX form_submissions_by_address ON app_public.form_submissions USING btree (organization_id, client_address, submitted_at) WHERE (client_address IS NOT NULL);
+
+--
+-- Name: form_submissions_by_form; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX form_submissions_by_form ON app_public.form_submissions USING btree (organization_id, form_id, submitted_at DESC, id DESC);
+
+--
+-- Name: forms_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX forms_by_location ON app_public.forms USING btree (organization_id, location_id, name);
+
+--
 -- Name: interactions_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
 CREATE INDEX interactions_by_contact ON app_public.interactions USING btree (organization_id, contact_id, started_at DESC, id DESC);
+
+--
+-- Name: offerings_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX offerings_by_location ON app_public.offerings USING btree (organization_id, location_id, name);
 
 --
 -- Name: send_schedules_one_default; Type: INDEX; Schema: app_public; Owner: svc_owner
@@ -8213,6 +9689,18 @@ CREATE INDEX sms_opt_outs_by_contact ON app_public.sms_opt_outs USING btree (org
 --
 
 CREATE UNIQUE INDEX sms_opt_outs_open ON app_public.sms_opt_outs USING btree (organization_id, phone) WHERE (ended_at IS NULL);
+
+--
+-- Name: territories_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX territories_by_location ON app_public.territories USING btree (organization_id, location_id, name);
+
+--
+-- Name: territories_postal_codes; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX territories_postal_codes ON app_public.territories USING gin (postal_codes);
 
 --
 -- Name: contact_fields _500_define_contacts_json; Type: TRIGGER; Schema: app_private; Owner: svc_owner
@@ -8257,6 +9745,12 @@ CREATE TRIGGER _500_count_inserted AFTER INSERT ON app_public.enrollments REFERE
 CREATE TRIGGER _500_count_status AFTER UPDATE OF status, sequence_id ON app_public.enrollments FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.sequence_id IS DISTINCT FROM new.sequence_id))) EXECUTE FUNCTION app_private.tg_enrollments__count_status();
 
 --
+-- Name: calls _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_own_clients AFTER INSERT OR DELETE OR UPDATE OF staff_profile_id, contact_id ON app_public.calls FOR EACH ROW EXECUTE FUNCTION app_private.tg_calls__own_clients();
+
+--
 -- Name: people _500_revoke_keys; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
@@ -8267,6 +9761,12 @@ CREATE TRIGGER _500_revoke_keys AFTER UPDATE OF role, powers, active ON app_publ
 --
 
 CREATE TRIGGER _500_revoke_keys AFTER DELETE ON app_public.person_locations FOR EACH ROW EXECUTE FUNCTION app_private.tg_person_locations__revoke_keys();
+
+--
+-- Name: forms _500_secret; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_secret AFTER INSERT ON app_public.forms FOR EACH ROW EXECUTE FUNCTION app_private.tg_forms__secret();
 
 --
 -- Name: contacts _500_sequence_exits; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -8361,6 +9861,13 @@ ALTER TABLE ONLY app_private.event_subscriptions
     ADD CONSTRAINT event_subscriptions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
+-- Name: form_secrets form_secrets_organization_id_form_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.form_secrets
+    ADD CONSTRAINT form_secrets_organization_id_form_id_fkey FOREIGN KEY (organization_id, form_id) REFERENCES app_public.forms(organization_id, id) ON DELETE CASCADE;
+
+--
 -- Name: idempotency_keys idempotency_keys_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -8403,6 +9910,62 @@ ALTER TABLE ONLY app_private.unsubscribe_tokens
     ADD CONSTRAINT unsubscribe_tokens_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
+-- Name: appointment_occurrences appointment_occurrences_organization_id_appointment_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointment_occurrences
+    ADD CONSTRAINT appointment_occurrences_organization_id_appointment_id_fkey FOREIGN KEY (organization_id, appointment_id) REFERENCES app_public.appointments(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: appointments appointments_organization_id_calendar_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_organization_id_calendar_id_fkey FOREIGN KEY (organization_id, calendar_id) REFERENCES app_public.calendars(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: appointments appointments_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: appointments appointments_organization_id_created_by_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_organization_id_created_by_fkey FOREIGN KEY (organization_id, created_by) REFERENCES app_public.people(organization_id, id) ON DELETE SET NULL (created_by);
+
+--
+-- Name: appointments appointments_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: appointments appointments_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: appointments appointments_organization_id_offering_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_organization_id_offering_id_fkey FOREIGN KEY (organization_id, offering_id) REFERENCES app_public.offerings(organization_id, id) ON DELETE SET NULL (offering_id);
+
+--
+-- Name: appointments appointments_organization_id_staff_profile_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.appointments
+    ADD CONSTRAINT appointments_organization_id_staff_profile_id_fkey FOREIGN KEY (organization_id, staff_profile_id) REFERENCES app_public.staff_profiles(organization_id, id) ON DELETE CASCADE;
+
+--
 -- Name: audience_members audience_members_organization_id_audience_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -8429,6 +9992,55 @@ ALTER TABLE ONLY app_public.audiences
 
 ALTER TABLE ONLY app_public.audiences
     ADD CONSTRAINT audiences_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: calendars calendars_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.calendars
+    ADD CONSTRAINT calendars_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: calendars calendars_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.calendars
+    ADD CONSTRAINT calendars_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: call_transcript_lines call_transcript_lines_organization_id_call_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.call_transcript_lines
+    ADD CONSTRAINT call_transcript_lines_organization_id_call_id_fkey FOREIGN KEY (organization_id, call_id) REFERENCES app_public.calls(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: calls calls_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.calls
+    ADD CONSTRAINT calls_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: calls calls_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.calls
+    ADD CONSTRAINT calls_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: calls calls_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.calls
+    ADD CONSTRAINT calls_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE SET NULL (location_id);
+
+--
+-- Name: calls calls_organization_id_staff_profile_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.calls
+    ADD CONSTRAINT calls_organization_id_staff_profile_id_fkey FOREIGN KEY (organization_id, staff_profile_id) REFERENCES app_public.staff_profiles(organization_id, id) ON DELETE SET NULL (staff_profile_id);
 
 --
 -- Name: contact_locations contact_locations_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -8550,6 +10162,41 @@ ALTER TABLE ONLY app_public.enrollments
     ADD CONSTRAINT enrollments_organization_id_sequence_id_fkey FOREIGN KEY (organization_id, sequence_id) REFERENCES app_public.sequences(organization_id, id) ON DELETE CASCADE;
 
 --
+-- Name: form_fields form_fields_organization_id_form_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.form_fields
+    ADD CONSTRAINT form_fields_organization_id_form_id_fkey FOREIGN KEY (organization_id, form_id) REFERENCES app_public.forms(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: form_submissions form_submissions_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.form_submissions
+    ADD CONSTRAINT form_submissions_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE SET NULL (contact_id);
+
+--
+-- Name: form_submissions form_submissions_organization_id_form_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.form_submissions
+    ADD CONSTRAINT form_submissions_organization_id_form_id_fkey FOREIGN KEY (organization_id, form_id) REFERENCES app_public.forms(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: forms forms_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.forms
+    ADD CONSTRAINT forms_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: forms forms_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.forms
+    ADD CONSTRAINT forms_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
+
+--
 -- Name: interactions interactions_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -8576,6 +10223,34 @@ ALTER TABLE ONLY app_public.interactions
 
 ALTER TABLE ONLY app_public.locations
     ADD CONSTRAINT locations_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: offering_team_members offering_team_members_organization_id_offering_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.offering_team_members
+    ADD CONSTRAINT offering_team_members_organization_id_offering_id_fkey FOREIGN KEY (organization_id, offering_id) REFERENCES app_public.offerings(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: offering_team_members offering_team_members_organization_id_staff_profile_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.offering_team_members
+    ADD CONSTRAINT offering_team_members_organization_id_staff_profile_id_fkey FOREIGN KEY (organization_id, staff_profile_id) REFERENCES app_public.staff_profiles(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: offerings offerings_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.offerings
+    ADD CONSTRAINT offerings_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: offerings offerings_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.offerings
+    ADD CONSTRAINT offerings_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
 
 --
 -- Name: people people_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -8697,6 +10372,34 @@ ALTER TABLE ONLY app_public.tags
     ADD CONSTRAINT tags_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
+-- Name: territories territories_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.territories
+    ADD CONSTRAINT territories_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: territories territories_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.territories
+    ADD CONSTRAINT territories_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: territory_team_members territory_team_members_organization_id_staff_profile_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.territory_team_members
+    ADD CONSTRAINT territory_team_members_organization_id_staff_profile_id_fkey FOREIGN KEY (organization_id, staff_profile_id) REFERENCES app_public.staff_profiles(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: territory_team_members territory_team_members_organization_id_territory_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.territory_team_members
+    ADD CONSTRAINT territory_team_members_organization_id_territory_id_fkey FOREIGN KEY (organization_id, territory_id) REFERENCES app_public.territories(organization_id, id) ON DELETE CASCADE;
+
+--
 -- Name: api_key_locations; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
@@ -8731,6 +10434,12 @@ ALTER TABLE app_private.enrollment_counts ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.event_subscriptions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: form_secrets; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.form_secrets ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: idempotency_keys; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
@@ -8787,6 +10496,18 @@ ALTER TABLE app_private.sequence_trigger_types ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.unsubscribe_tokens ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: appointment_occurrences; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.appointment_occurrences ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: appointments; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.appointments ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: audience_members; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
 --
 
@@ -8797,6 +10518,24 @@ ALTER TABLE app_public.audience_members ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_public.audiences ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: calendars; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.calendars ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: call_transcript_lines; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.call_transcript_lines ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: calls; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.calls ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: contact_locations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
@@ -8859,6 +10598,24 @@ ALTER TABLE app_public.enrollment_events ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_public.enrollments ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: form_fields; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.form_fields ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: form_submissions; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.form_submissions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: forms; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.forms ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: contact_locations insert_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -8951,6 +10708,18 @@ ALTER TABLE app_public.interactions ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_public.locations ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: offering_team_members; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.offering_team_members ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: offerings; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.offerings ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: organizations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
 --
 
@@ -8981,6 +10750,24 @@ ALTER TABLE app_public.pipeline_stages ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_public.role_agent_access ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: appointments select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.appointments FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_team_member(staff_profile_id)));
+
+--
+-- Name: calendars select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.calendars FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
+
+--
+-- Name: calls select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.calls FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_calls_of(contact_id)));
+
+--
 -- Name: contact_locations select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -8993,6 +10780,12 @@ CREATE POLICY select_in_reach ON app_public.contact_locations FOR SELECT USING (
 CREATE POLICY select_in_reach ON app_public.contacts FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (EXISTS ( SELECT 1
    FROM app_public.contact_locations cl
   WHERE ((cl.organization_id = contacts.organization_id) AND (cl.contact_id = contacts.id) AND (cl.location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))))) AND ((( SELECT app_hidden.current_records_level() AS current_records_level) = 'all'::text) OR (id = ANY (( SELECT app_hidden.current_own_client_ids() AS current_own_client_ids)::uuid[])))));
+
+--
+-- Name: forms select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.forms FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ((location_id IS NULL) OR ( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
 
 --
 -- Name: interactions select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -9009,10 +10802,22 @@ CREATE POLICY select_in_reach ON app_public.interactions FOR SELECT USING (((org
 CREATE POLICY select_in_reach ON app_public.locations FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
 
 --
+-- Name: offerings select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.offerings FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
+
+--
 -- Name: sequences select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
 CREATE POLICY select_in_reach ON app_public.sequences FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ((location_id IS NULL) OR ( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
+
+--
+-- Name: territories select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.territories FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
 
 --
 -- Name: organizations select_own; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -9037,6 +10842,12 @@ CREATE POLICY select_own_org ON app_public.audiences FOR SELECT USING ((organiza
 --
 
 CREATE POLICY select_own_org ON app_public.custom_fields FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: offering_team_members select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.offering_team_members FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
 
 --
 -- Name: people select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -9081,6 +10892,12 @@ CREATE POLICY select_own_org ON app_public.staff_profiles FOR SELECT USING ((org
 CREATE POLICY select_own_org ON app_public.tags FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
 
 --
+-- Name: territory_team_members select_own_org; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_own_org ON app_public.territory_team_members FOR SELECT USING ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
 -- Name: contact_notes select_shared_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -9095,6 +10912,14 @@ CREATE POLICY select_shared_with_contact ON app_public.contact_notes FOR SELECT 
 CREATE POLICY select_with_address ON app_public.email_suppressions FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
    FROM app_public.contacts c
   WHERE ((c.organization_id = email_suppressions.organization_id) AND (c.email_key = email_suppressions.email))))));
+
+--
+-- Name: call_transcript_lines select_with_call; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_call ON app_public.call_transcript_lines FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.calls c
+  WHERE ((c.organization_id = call_transcript_lines.organization_id) AND (c.id = call_transcript_lines.call_id))))));
 
 --
 -- Name: contact_tags select_with_contact; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -9121,6 +10946,22 @@ CREATE POLICY select_with_enrollment ON app_public.step_runs FOR SELECT USING ((
   WHERE ((e.organization_id = step_runs.organization_id) AND (e.id = step_runs.enrollment_id))))));
 
 --
+-- Name: form_fields select_with_form; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_form ON app_public.form_fields FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.forms f
+  WHERE ((f.organization_id = form_fields.organization_id) AND (f.id = form_fields.form_id))))));
+
+--
+-- Name: form_submissions select_with_form; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_form ON app_public.form_submissions FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.forms f
+  WHERE ((f.organization_id = form_submissions.organization_id) AND (f.id = form_submissions.form_id))))));
+
+--
 -- Name: sms_opt_outs select_with_number; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -9137,6 +10978,14 @@ CREATE POLICY select_with_sequence ON app_public.enrollments FOR SELECT USING ((
   WHERE ((s.organization_id = enrollments.organization_id) AND (s.id = enrollments.sequence_id)))) AND (EXISTS ( SELECT 1
    FROM app_public.contacts c
   WHERE ((c.organization_id = enrollments.organization_id) AND (c.id = enrollments.contact_id))))));
+
+--
+-- Name: appointment_occurrences select_with_series; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_series ON app_public.appointment_occurrences FOR SELECT USING ((EXISTS ( SELECT 1
+   FROM app_public.appointments a
+  WHERE ((a.organization_id = appointment_occurrences.organization_id) AND (a.id = appointment_occurrences.appointment_id)))));
 
 --
 -- Name: send_schedules; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
@@ -9173,6 +11022,18 @@ ALTER TABLE app_public.step_runs ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_public.tags ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: territories; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.territories ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: territory_team_members; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.territory_team_members ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: contacts update_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -9223,6 +11084,21 @@ GRANT USAGE ON SCHEMA app_hidden TO svc_analyst;
 GRANT USAGE ON SCHEMA app_public TO svc_request;
 GRANT USAGE ON SCHEMA app_public TO svc_worker;
 GRANT USAGE ON SCHEMA app_public TO svc_analyst;
+
+--
+-- Name: TABLE appointments; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.appointments TO svc_request;
+GRANT SELECT ON TABLE app_public.appointments TO svc_worker;
+
+--
+-- Name: FUNCTION appointment_json(a app_public.appointments, occurrence_start timestamp with time zone); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.appointment_json(a app_public.appointments, occurrence_start timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.appointment_json(a app_public.appointments, occurrence_start timestamp with time zone) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.appointment_json(a app_public.appointments, occurrence_start timestamp with time zone) TO svc_worker;
 
 --
 -- Name: TABLE contacts; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -9442,6 +11318,21 @@ GRANT ALL ON FUNCTION app_hidden.authorize_internal_graphql() TO svc_request;
 
 REVOKE ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) TO svc_request;
+
+--
+-- Name: TABLE calls; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.calls TO svc_request;
+GRANT SELECT ON TABLE app_public.calls TO svc_worker;
+
+--
+-- Name: FUNCTION call_json(c app_public.calls); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.call_json(c app_public.calls) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.call_json(c app_public.calls) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.call_json(c app_public.calls) TO svc_worker;
 
 --
 -- Name: FUNCTION cancel_enrollment(enrollment_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -9668,6 +11559,22 @@ GRANT ALL ON FUNCTION app_hidden.current_reaches_all_locations() TO svc_worker;
 GRANT ALL ON FUNCTION app_hidden.current_reaches_all_locations() TO svc_analyst;
 
 --
+-- Name: FUNCTION current_reads_calls_of(contact_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION current_reads_team_member(staff_profile_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_worker;
+
+--
 -- Name: FUNCTION current_records_level(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -9707,6 +11614,14 @@ GRANT ALL ON FUNCTION app_hidden.current_sees_contact_details() TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.current_sms_enabled() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_sms_enabled() TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_sms_enabled() TO svc_worker;
+
+--
+-- Name: FUNCTION current_staff_profile_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_staff_profile_id() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_staff_profile_id() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_staff_profile_id() TO svc_worker;
 
 --
 -- Name: FUNCTION current_user_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -9828,6 +11743,63 @@ GRANT ALL ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) TO sv
 GRANT ALL ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) TO svc_worker;
 
 --
+-- Name: TABLE forms; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.forms TO svc_request;
+GRANT SELECT ON TABLE app_public.forms TO svc_worker;
+
+--
+-- Name: FUNCTION form_for(form_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.form_for(form_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.form_for(form_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.form_for(form_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION form_json(f app_public.forms); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.form_json(f app_public.forms) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.form_json(f app_public.forms) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.form_json(f app_public.forms) TO svc_worker;
+
+--
+-- Name: FUNCTION form_limits(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.form_limits() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.form_limits() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.form_limits() TO svc_worker;
+
+--
+-- Name: FUNCTION form_submit(form_id uuid, payload jsonb, contact jsonb, token text, elapsed_ms bigint, client_address text, spam_reason text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.form_submit(form_id uuid, payload jsonb, contact jsonb, token text, elapsed_ms bigint, client_address text, spam_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.form_submit(form_id uuid, payload jsonb, contact jsonb, token text, elapsed_ms bigint, client_address text, spam_reason text) TO svc_request;
+
+--
+-- Name: FUNCTION form_token(form_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.form_token(form_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.form_token(form_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION form_token_age(form_id uuid, token text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.form_token_age(form_id uuid, token text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION form_token_mac(secret text, form_id uuid, issued_ms bigint); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bigint) FROM PUBLIC;
+
+--
 -- Name: FUNCTION html_escape(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -9887,6 +11859,14 @@ GRANT ALL ON FUNCTION app_hidden.is_timestamptz(value text) TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.like_anywhere(value text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.like_anywhere(value text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.like_anywhere(value text) TO svc_worker;
+
+--
+-- Name: FUNCTION location_team_members(organization_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) TO svc_worker;
 
 --
 -- Name: FUNCTION mask_email(email text); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -9949,6 +11929,12 @@ GRANT ALL ON FUNCTION app_hidden.note_json(n app_public.contact_notes) TO svc_re
 GRANT ALL ON FUNCTION app_hidden.note_json(n app_public.contact_notes) TO svc_worker;
 
 --
+-- Name: FUNCTION number_owner(number text, OUT organization_id uuid, OUT location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OUT location_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION page_error(param text, message text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -9971,6 +11957,21 @@ GRANT ALL ON FUNCTION app_hidden.page_limit(page_size integer) TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.page_number(page integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.page_number(page integer) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.page_number(page integer) TO svc_worker;
+
+--
+-- Name: FUNCTION postal_code_key(code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.postal_code_key(code text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.postal_code_key(code text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.postal_code_key(code text) TO svc_worker;
+
+--
+-- Name: FUNCTION public_form(form_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.public_form(form_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.public_form(form_id uuid) TO svc_request;
 
 --
 -- Name: FUNCTION queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -10323,6 +12324,18 @@ GRANT ALL ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, se
 GRANT ALL ON FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) TO svc_worker;
 
 --
+-- Name: FUNCTION sequence_sweep_horizon(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.sequence_sweep_horizon() FROM PUBLIC;
+
+--
+-- Name: FUNCTION sequence_sweep_lock_key(organization_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.sequence_sweep_lock_key(organization_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION sequence_trigger_types(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -10394,6 +12407,13 @@ GRANT ALL ON FUNCTION app_hidden.unsubscribe_lookup(token text) TO svc_request;
 --
 
 REVOKE ALL ON FUNCTION app_hidden.unsubscribe_token_row(token text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION voice_call_record(payload jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.voice_call_record(payload jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.voice_call_record(payload jsonb) TO svc_request;
 
 --
 -- Name: FUNCTION add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -10480,6 +12500,12 @@ REVOKE ALL ON FUNCTION app_private.fold_enrollment_counts(organization_id uuid, 
 REVOKE ALL ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION kick_step_sweep(organization_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.kick_step_sweep(organization_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION new_unsubscribe_token(organization_id uuid, email text, contact_id uuid, enrollment_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -10528,6 +12554,18 @@ REVOKE ALL ON FUNCTION app_private.sequence_step_claim(organization_id uuid, enr
 --
 
 REVOKE ALL ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION sweep_enrollment_steps(organization_id uuid, until timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_calls__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_calls__own_clients() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_contact_events__sequences(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -10582,6 +12620,12 @@ REVOKE ALL ON FUNCTION app_private.tg_enrollments__count_rows() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_enrollments__count_status() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_forms__secret(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_forms__secret() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_people__revoke_keys(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -10684,6 +12728,20 @@ REVOKE ALL ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb
 GRANT ALL ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) TO svc_request;
 
 --
+-- Name: FUNCTION calls_get(call_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.calls_get(call_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.calls_get(call_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION calls_list(contact_id uuid, after_at timestamp with time zone, after_id uuid, lim integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.calls_list(contact_id uuid, after_at timestamp with time zone, after_id uuid, lim integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.calls_list(contact_id uuid, after_at timestamp with time zone, after_id uuid, lim integer) TO svc_request;
+
+--
 -- Name: FUNCTION contacts_add_note(contact_id uuid, body text); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -10766,6 +12824,27 @@ GRANT ALL ON FUNCTION app_public.contacts_update(contact_id uuid, patch jsonb) T
 
 REVOKE ALL ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION forms_get(form_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.forms_get(form_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.forms_get(form_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION forms_list(); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.forms_list() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.forms_list() TO svc_request;
+
+--
+-- Name: FUNCTION forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text) TO svc_request;
 
 --
 -- Name: FUNCTION sequences_activate(sequence_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
@@ -10901,6 +12980,13 @@ REVOKE ALL ON FUNCTION app_public.sequences_update(sequence_id uuid, patch jsonb
 GRANT ALL ON FUNCTION app_public.sequences_update(sequence_id uuid, patch jsonb) TO svc_request;
 
 --
+-- Name: TABLE appointment_occurrences; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.appointment_occurrences TO svc_request;
+GRANT SELECT ON TABLE app_public.appointment_occurrences TO svc_worker;
+
+--
 -- Name: TABLE audience_members; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -10925,6 +13011,20 @@ GRANT INSERT(audience_id) ON TABLE app_public.audience_members TO svc_request;
 --
 
 GRANT INSERT(contact_id) ON TABLE app_public.audience_members TO svc_request;
+
+--
+-- Name: TABLE calendars; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.calendars TO svc_request;
+GRANT SELECT ON TABLE app_public.calendars TO svc_worker;
+
+--
+-- Name: TABLE call_transcript_lines; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_request;
+GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_worker;
 
 --
 -- Name: TABLE contact_locations; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -11001,6 +13101,20 @@ GRANT INSERT(contact_id) ON TABLE app_public.email_suppressions TO svc_request;
 GRANT INSERT(created_by) ON TABLE app_public.email_suppressions TO svc_request;
 
 --
+-- Name: TABLE form_fields; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.form_fields TO svc_request;
+GRANT SELECT ON TABLE app_public.form_fields TO svc_worker;
+
+--
+-- Name: TABLE form_submissions; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.form_submissions TO svc_request;
+GRANT SELECT ON TABLE app_public.form_submissions TO svc_worker;
+
+--
 -- Name: TABLE interactions; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -11015,6 +13129,20 @@ GRANT SELECT ON TABLE app_public.interactions TO svc_analyst;
 GRANT SELECT ON TABLE app_public.locations TO svc_request;
 GRANT SELECT ON TABLE app_public.locations TO svc_worker;
 GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
+
+--
+-- Name: TABLE offering_team_members; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.offering_team_members TO svc_request;
+GRANT SELECT ON TABLE app_public.offering_team_members TO svc_worker;
+
+--
+-- Name: TABLE offerings; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.offerings TO svc_request;
+GRANT SELECT ON TABLE app_public.offerings TO svc_worker;
 
 --
 -- Name: TABLE organizations; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -11121,6 +13249,20 @@ GRANT INSERT(organization_id) ON TABLE app_public.tags TO svc_request;
 --
 
 GRANT INSERT(name) ON TABLE app_public.tags TO svc_request;
+
+--
+-- Name: TABLE territories; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.territories TO svc_request;
+GRANT SELECT ON TABLE app_public.territories TO svc_worker;
+
+--
+-- Name: TABLE territory_team_members; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.territory_team_members TO svc_request;
+GRANT SELECT ON TABLE app_public.territory_team_members TO svc_worker;
 
 --
 -- Name: DEFAULT PRIVILEGES FOR FUNCTIONS; Type: DEFAULT ACL; Schema: -; Owner: svc_owner

@@ -12,6 +12,7 @@ import { operationsOf } from '../registry/area.ts';
 import { openApiDocument } from '../registry/openapi.ts';
 import { serve } from '../server.ts';
 import { drainJobs, startWorker } from '../worker.ts';
+import { adminFormSubmit } from '../forms/submit.ts';
 import {
   AdminError, FixtureError, adminApply, readOutbox, revokeKey, setRoleAccess, updateOrg, updateUser,
 } from '../admin/commands.ts';
@@ -40,6 +41,7 @@ const USAGE = `usage: svc <command>
   admin jobs drain [--timeout S]      run every background job due now, then exit
   admin inbound sms --to E164 --from E164 --body TEXT
   admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID]
+  admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
   seed demo                          create the demo organization and print its keys`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -149,6 +151,10 @@ async function admin(argv: string[]): Promise<void> {
         'in-reply-to': { type: 'string' },
       });
       return withOwner(async (pool) => print(await inboundEmail(pool, { ...values, inReplyTo: values['in-reply-to'] })));
+    }
+    case 'form submit': {
+      const { values } = args(rest, { form: { type: 'string' }, payload: { type: 'string' }, 'elapsed-ms': { type: 'string' } });
+      return withOwner(async (pool) => print(await adminFormSubmit(pool, values.form, values.payload, values['elapsed-ms'])));
     }
     default:
       throw new UsageError(`unknown admin command: ${argv.join(' ') || '(none)'}`);

@@ -2,7 +2,7 @@
 // and the engine that sends each step once.
 import type { Area } from '../registry/area.ts';
 import { authoringOperations, sequencesFixture } from './authoring.ts';
-import { engineOperations, enginePages, engineTasks } from './engine.ts';
+import { engineCrontab, engineOperations, enginePages, engineTasks } from './engine.ts';
 import { enrollmentOperations } from './enrollments.ts';
 
 export const sequences: Area = {
@@ -10,6 +10,7 @@ export const sequences: Area = {
   // authoring first: its fixed paths (/sequences/capabilities, …) come before /sequences/{sequenceId}
   operations: [...authoringOperations, ...engineOperations, ...enrollmentOperations],
   tasks: engineTasks,
+  crontab: engineCrontab,
   fixture: sequencesFixture,
   pages: enginePages,
 };

@@ -78,7 +78,8 @@ test.serial('sequences are checked as the API checks them; an active one must be
   for (const [seq, message] of [
     [{ name: 'x', steps: [{ step_key: 'a', type: 'fax' }] }, /steps\.0\.type/],
     [{ name: 'x', steps: [{ step_key: 'a', type: 'wait' }], edges: [{ from: 'a', to: 'b' }] }, /edges\.0\.to/],
-    [{ name: 'x', trigger: { type: 'form_submitted' } }, /trigger\.type/],
+    [{ name: 'x', trigger: { type: 'no_such_trigger' } }, /trigger\.type/],
+    [{ name: 'x', trigger: { type: 'form_submitted' } }, /trigger\.form_id/],
     [{ name: 'x', exit_conditions: [{ type: 'tag_added' }] }, /exit_conditions\.0\.tag/],
     [{ name: 'x', location_ref: 'nowhere' }, /unknown ref "nowhere"/],
     [{ name: 'x', send_schedule_ref: 'main' }, /unknown ref "main"/],

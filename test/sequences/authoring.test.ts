@@ -228,7 +228,7 @@ test.serial('resume when not paused: 409 sequence_not_paused and nothing changes
   await refusedWithoutWrites(t, app, acme.organization_id, 409, 'sequence_not_paused', () => post(s.id, 'resume'));
 });
 
-test.serial('pause for N hours then resume: every due time moved forward by N hours, resumed events, one job each', async (t) => {
+test.serial('pause for N hours then resume: every due time moved forward by N hours, resumed events, one job each from the sweep', async (t) => {
   const s = await active();
   await post(s.id, 'pause');
   // enrollments held for 5 hours (paused_at set back), due at different times
@@ -250,7 +250,13 @@ test.serial('pause for N hours then resume: every due time moved forward by N ho
     t.true(Math.abs(movedRun - 5) < 0.05, `run moved by ${movedRun} hours`);
     t.deepEqual(await events(e.id), [{ type: 'resumed', step_key: 'hello', reason: null }]);
   }
-  const jobs = await rows(app, `select key, run_at from graphile_worker.jobs where key = any($1)`, [ids.map((id) => `sequence_step:${id}`)]);
+  // due hours from now: the resume added no job; the sweep adds each, at its moved run time, once
+  // that comes near
+  const stepJobs = () => rows(app, `select key, run_at from graphile_worker.jobs where key = any($1)`, [ids.map((id) => `sequence_step:${id}`)]);
+  t.deepEqual(await stepJobs(), []);
+  const last = new Date(Math.max(...after.map((e) => e.next_run_at.getTime())) + 60_000); // a minute past the last (Date drops µs)
+  await rows(app, `select app_private.sweep_enrollment_steps($1, $2)`, [acme.organization_id, last]);
+  const jobs = await stepJobs();
   t.is(jobs.length, 3);
   for (const j of jobs) {
     const e = after.find((x) => `sequence_step:${x.id}` === j.key)!;
@@ -278,6 +284,7 @@ test.serial('resume puts the moved due time back into the send window: a step mo
   t.is(e.next_run_at.getUTCHours(), opens, 'runs when the window opens');
   t.is(e.next_run_at.getTime(), e.opening.getTime());
   t.true(e.next_run_at.getTime() > e.next_step_due_at.getTime());
+  await rows(app, `select app_private.sweep_enrollment_steps($1, $2::timestamptz + interval '1 minute')`, [acme.organization_id, e.next_run_at]);
   const [job] = await rows(app, `select run_at from graphile_worker.jobs where key = $1`, [`sequence_step:${id}`]);
   t.is(job.run_at.getTime(), e.next_run_at.getTime());
 });

@@ -12,7 +12,7 @@ import { httpSmsTransport } from '../../src/delivery/sms_http.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { insertSendSchedule, insertSequence } from './helpers.ts';
-import { drain, engineFixture, enrollment, events, outbox, stepRuns } from './engine-helpers.ts';
+import { drain, engineFixture, enrollment, events, makeDue, outbox, stepRuns } from './engine-helpers.ts';
 
 const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
@@ -75,9 +75,10 @@ test('SIGKILL while the transport holds the message: no message twice, the step 
     t.deepEqual((await stepRuns(db, id)).map((s) => s.status), ['sending']);
     const later = new Date((await enrollment(db, id)).next_run_at).getTime();
     t.true(later > Date.now() + 4 * 60_000, 'looked at again five minutes after the claim');
-    // hours later, as when graphile-worker frees the job
+    // hours later, as when graphile-worker frees the job: the enrollment is due again and the
+    // sweep queues its step
     await db.owner.query(`update app_public.step_runs set updated_at = now() - interval '4 hours' where enrollment_id = $1`, [id]);
-    await db.owner.query(`update graphile_worker._private_jobs set run_at = now()`);
+    t.is(await makeDue(db, [id]), 1);
 
     // the job runs again (a new worker, the same provider, now answering at once)
     const answering = { ...httpSmsTransport(provider.url), name: 'answering' };

@@ -8,7 +8,7 @@ import { createTestDatabase } from '../helpers/db.ts';
 import { insertSendSchedule, insertSequence } from './helpers.ts';
 import { engineFixture, enrollment, jobOf } from './engine-helpers.ts';
 
-test('drain sends what is due through the worker\'s tasks into the outbox, and leaves later steps queued', async (t) => {
+test('drain sends what is due through the worker\'s tasks into the outbox, and leaves later steps for later', async (t) => {
   const db = await createTestDatabase();
   try {
     const tenant = await adminApply(db.owner, engineFixture(), AREAS);
@@ -20,13 +20,17 @@ test('drain sends what is due through the worker\'s tasks into the outbox, and l
     const { rows: [{ r }] } = await db.owner.query(`select app_private.enroll_contact($1, $2, $3) as r`, [org, seq, tenant.ids.ann]);
     const res = await svc(['admin', 'jobs', 'drain', '--timeout', '60'], { databaseUrl: db.ownerUrl });
     t.is(res.code, 0, res.stderr);
-    t.like(JSON.parse(res.stdout), { drained: true, due_later: 1 });
+    // the step due in three days has no job yet (the sweep adds it when it comes near): nothing
+    // is queued for later
+    t.like(JSON.parse(res.stdout), { drained: true, due_later: 0 });
     const out = await svc(['admin', 'outbox', '--org', org], { databaseUrl: db.ownerUrl });
     const lines = out.stdout.trim().split('\n').map((l) => JSON.parse(l));
     t.deepEqual(lines.map((l) => [l.channel, l.meta.step_key]), [['email', 'now'], ['sms', 'soon']]);
     t.like(lines[0].meta, { sequence_id: seq, enrollment_id: r.enrollment.id });
-    t.like(await enrollment(db, r.enrollment.id), { status: 'active', current_step_key: 'later' });
-    t.truthy(await jobOf(db, r.enrollment.id));
+    const e = await enrollment(db, r.enrollment.id);
+    t.like(e, { status: 'active', current_step_key: 'later' });
+    t.falsy(await jobOf(db, r.enrollment.id));
+    t.true(new Date(e.next_run_at).getTime() > Date.now() + 2 * 86400_000, 'left for later');
 
     for (const bad of [['--timeout', 'soon'], ['--timeout', '0'], ['--wait']]) {
       const b = await svc(['admin', 'jobs', 'drain', ...bad], { databaseUrl: db.ownerUrl });

@@ -27,14 +27,30 @@ export async function drain(db: TestDatabase, transports: Transports = sinkOnly)
   await runJobs(db, transports);
 }
 
-/** Makes the pending sequence_step job of these enrollments (or all) due now, as if their time had come. */
+/**
+ * Makes the step of these active enrollments (or all) due now, as if their time had come: their
+ * next_run_at is now, and their jobs are there (a waiting job moved to now; the others added, as
+ * the sweep adds a job once its step comes near).
+ */
 export async function makeDue(db: TestDatabase, enrollmentIds?: string[]): Promise<number> {
-  const { rowCount } = await db.owner.query(
-    `update graphile_worker._private_jobs j set run_at = now()
-       from graphile_worker._private_tasks t
-      where t.id = j.task_id and t.identifier = 'sequence_step' and j.locked_at is null
-        and ($1::text[] is null or j.payload->>'enrollment_id' = any($1::text[]))`, [enrollmentIds ?? null]);
-  return rowCount ?? 0;
+  const { rows } = await db.owner.query(
+    `with due as (
+       update app_public.enrollments e set next_run_at = now()
+        where e.status = 'active' and e.current_step_key is not null and ($1::uuid[] is null or e.id = any($1::uuid[]))
+       returning e.organization_id, e.id)
+     select organization_id, array_agg(id) as ids from due group by organization_id`, [enrollmentIds ?? null]);
+  let n = 0;
+  for (const r of rows) {
+    await db.owner.query('select app_private.schedule_enrollment_steps($1, $2::uuid[])', [r.organization_id, r.ids]);
+    n += r.ids.length;
+  }
+  return n;
+}
+
+/** Runs the sweep as its cron line does (every organization), as of `until` (default now + its horizon). */
+export async function sweep(db: TestDatabase, until?: Date | string): Promise<number> {
+  const { rows: [{ n }] } = await db.owner.query('select app_private.sweep_enrollment_steps(null, $1::timestamptz) as n', [until ?? null]);
+  return n;
 }
 
 export async function enrollment(db: TestDatabase, id: string) {

@@ -4,8 +4,9 @@ import test from 'ava';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
+import { crontab } from '../../src/worker.ts';
 import { insertSendSchedule, insertSequence } from './helpers.ts';
-import { drain, engineFixture, enroll, enrollment, events, jobOf, makeDue, outbox, stepRuns } from './engine-helpers.ts';
+import { drain, engineFixture, enroll, enrollment, events, jobOf, makeDue, outbox, stepRuns, sweep } from './engine-helpers.ts';
 
 let app: TestApp;
 let tenant: Applied;
@@ -20,6 +21,22 @@ test.after.always(async () => {
 });
 
 const key = () => tenant.keys.org!;
+const sweepJobs = async () => (await app.db.owner.query(`select j.key from graphile_worker._private_jobs j
+  join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'sequence_step_sweep' order by j.key`)).rows.map((r) => r.key);
+
+test.serial('requests enrolling into a step due now share one waiting sweep job, whose sweep queues every step', async (t) => {
+  const seq = await insertSequence(app.db, org, { name: 'Burst' });
+  const contacts = [tenant.ids.bob!, tenant.ids.cy!, tenant.ids.dee!];
+  const answers = await Promise.all(contacts.map((c) => enroll(app, key(), seq, { contact_id: c })));
+  t.deepEqual(answers.map((a) => a.body.status), ['enrolled', 'enrolled', 'enrolled']);
+  const ids = answers.map((a) => a.body.enrollment.id as string);
+  t.deepEqual(await sweepJobs(), [`sequence_step_sweep:${org}`]);
+  for (const id of ids) t.falsy(await jobOf(app.db, id));
+  await drain(app.db);
+  for (const id of ids) t.like(await enrollment(app.db, id), { status: 'completed', end_reason: 'last_step' });
+  t.is((await outbox(app.db, org)).filter((m) => m.meta.sequence_id === seq).length, 3);
+  t.deepEqual(await sweepJobs(), []);
+});
 
 test.serial('email, a wait, then SMS: each step once, into the outbox with its meta', async (t) => {
   const seq = await insertSequence(app.db, org, {
@@ -35,6 +52,9 @@ test.serial('email, a wait, then SMS: each step once, into the outbox with its m
   t.is(res.body.status, 'enrolled');
   const id = res.body.enrollment.id as string;
   t.is(res.body.enrollment.current_step_key, 'hello');
+  // due now: the request added no step job but its organization's sweep, waiting to run now
+  t.falsy(await jobOf(app.db, id));
+  t.deepEqual(await sweepJobs(), [`sequence_step_sweep:${org}`]);
 
   await drain(app.db);
   let mail = (await outbox(app.db, org)).filter((m) => m.meta.enrollment_id === id);
@@ -49,12 +69,14 @@ test.serial('email, a wait, then SMS: each step once, into the outbox with its m
   t.regex(mail[0].meta.headers['List-Unsubscribe'], /^<http.*\/unsubscribe\/[A-Za-z0-9_-]{40,}>$/);
   t.is(mail[0].meta.headers['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click');
 
-  // now on the wait step, due in two days: draining again sends nothing
+  // now on the wait step, due in two days: no job until the sweep finds it near; draining again
+  // sends nothing
   let e = await enrollment(app.db, id);
   t.is(e.current_step_key, 'pause');
   const due = new Date(e.next_step_due_at).getTime() - Date.now();
   t.true(due > 2 * 86400_000 - 120_000 && due <= 2 * 86400_000, `due in ${due} ms`);
-  t.truthy(await jobOf(app.db, id));
+  t.falsy(await jobOf(app.db, id));
+  t.deepEqual(await sweepJobs(), []);
   await drain(app.db);
   t.is((await outbox(app.db, org)).filter((m) => m.meta.enrollment_id === id).length, 1);
 
@@ -216,10 +238,38 @@ test.serial('DST: a step due at night before clocks spring forward runs at 08:00
   // fall back (2026-11-01): 08:00 EST = 13:00 UTC
   const fall = await at(tenant.ids.cy!, '2026-10-31T22:00:00-04:00');
   t.is(new Date(fall.next_run_at).toISOString(), '2026-11-01T13:00:00.000Z');
-  // the job runs then
+  // the sweep adds its job, to run then, once that comes near
+  t.falsy(await jobOf(app.db, spring.id));
+  await sweep(app.db, '2027-03-14T12:00:00.000Z');
   t.is(new Date((await jobOf(app.db, spring.id)).run_at).toISOString(), '2027-03-14T12:00:00.000Z');
   // moving on after a send keeps the window: from a send at 16:59 EDT on Monday, one day later is 16:59 Tuesday, in the window
   await app.db.owner.query(`select app_private.advance_enrollment($1, $2, '2027-03-15T16:59:00-04:00')`, [org, spring.id]);
   t.like(await enrollment(app.db, spring.id), { current_step_key: 'b' });
   t.is(new Date((await enrollment(app.db, spring.id)).next_run_at).toISOString(), '2027-03-16T20:59:00.000Z');
+});
+
+test.serial('the sweep task, as its cron line runs it: the jobs of steps running within two minutes, each once; later ones wait', async (t) => {
+  t.true(crontab.split('\n').includes('* * * * * sequence_step_sweep'));
+  const seq = await insertSequence(app.db, org, { name: 'Swept', steps: [{ step_key: 'a', type: 'email', subject: 'A', body: 'A' }] });
+  // written as a writer that died before its sweep came would leave them: no jobs
+  const ids = (await app.db.owner.query(`insert into app_public.enrollments (organization_id, sequence_id, contact_id, current_step_index,
+      current_step_key, next_step_due_at, next_run_at)
+    select $1, $2, c.id, 0, 'a', now() + d.at, now() + d.at
+      from (values ($3::uuid, interval '1 minute'), ($4::uuid, interval '10 minutes')) d(contact, at)
+      join app_public.contacts c on c.id = d.contact
+    returning id, contact_id`, [org, seq, tenant.ids.ann, tenant.ids.bob])).rows;
+  const soon = ids.find((r) => r.contact_id === tenant.ids.ann)!.id;
+  const later = ids.find((r) => r.contact_id === tenant.ids.bob)!.id;
+  for (const payload of [{}, { organization_id: org }, { _cron: { ts: new Date().toISOString(), backfilled: false } }]) {
+    await app.db.owner.query(`select graphile_worker.add_job('sequence_step_sweep', $1::json)`, [JSON.stringify(payload)]);
+    await drain(app.db);
+    const job = await jobOf(app.db, soon);
+    t.truthy(job, 'the step due in a minute has its job');
+    t.true(Math.abs(new Date(job.run_at).getTime() - new Date((await enrollment(app.db, soon)).next_run_at).getTime()) < 1);
+    t.falsy(await jobOf(app.db, later), 'the step due in ten minutes waits for a later sweep');
+  }
+  const { rows: [{ n }] } = await app.db.owner.query(`select count(*)::int as n from graphile_worker._private_jobs where key = $1`, [`sequence_step:${soon}`]);
+  t.is(n, 1);
+  await app.db.owner.query(`update app_public.enrollments set status = 'cancelled', end_reason = 'test', next_step_due_at = null,
+    next_run_at = null, updated_at = now() where id = any($1)`, [[soon, later]]);
 });

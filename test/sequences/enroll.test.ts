@@ -8,7 +8,7 @@ import { callTool } from '../helpers/mcp.ts';
 import { refusedWithoutWrites } from '../helpers/writes.ts';
 import { rows } from '../helpers/sql.ts';
 import { insertSendSchedule, insertSequence } from './helpers.ts';
-import { engineFixture, enroll, enrollmentsOf, events, jobOf } from './engine-helpers.ts';
+import { engineFixture, enroll, enrollmentsOf, events, jobOf, sweep } from './engine-helpers.ts';
 
 let app: TestApp;
 let tenant: Applied;
@@ -37,7 +37,7 @@ test.after.always(async () => {
 const key = () => tenant.keys.org!;
 const path = (id: string) => `/api/v1/sequences/${id}/enrollments`;
 
-test.serial('enrolled: the first step due after its delay, run at the next opening of the send window, with its job and event', async (t) => {
+test.serial('enrolled: the first step due after its delay, run at the next opening of the send window, with its event; the sweep adds its job', async (t) => {
   const before = Date.now();
   const res = await enroll(app, key(), active, { contact_id: tenant.ids.cy });
   t.is(res.status, 200, JSON.stringify(res.body));
@@ -53,10 +53,18 @@ test.serial('enrolled: the first step due after its delay, run at the next openi
   // Monday 09:00-10:00 in New York
   const local = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', weekday: 'short', hour: '2-digit', hour12: false }).format(run);
   t.regex(local, /^Mon,? 09$/, local);
+  // the enrollment is the unit of work: its step runs later than the sweep's horizon, so the
+  // request added no job; the sweep adds it, at next_run_at, once that comes near
+  t.falsy(await jobOf(app.db, e.id));
+  t.is(await sweep(app.db), 0);
+  t.falsy(await jobOf(app.db, e.id));
+  t.true(await sweep(app.db, run) >= 1);
   const job = await jobOf(app.db, e.id);
   t.is(job.key, `sequence_step:${e.id}`);
   t.is(new Date(job.run_at).getTime(), run.getTime());
   t.deepEqual(job.payload, { organization_id: org, enrollment_id: e.id, step_key: 'hello' });
+  // a second sweep adds nothing twice
+  t.is(await sweep(app.db, run), 0);
   t.deepEqual((await events(app.db, e.id)).map((v) => v.type), ['enrolled']);
 });
 
