@@ -1,0 +1,263 @@
+-- Open slots (appointments_availability) and the pieces booking shares with it: a location's
+-- and a team member's opening ranges on given days, what keeps a team member or a calendar busy,
+-- and who may do a booking (offering, territory).
+--
+-- Hours are weekly lists [{day: mon..sun, open: HH:MM, close: HH:MM|24:00}] in the location's
+-- time zone. A day's opening is turned into an absolute range by reading its wall times in the
+-- zone (date + time, AT TIME ZONE), so a day with 23 or 25 hours (DST) has ranges of the right
+-- length, and slots are stepped in absolute time from each opening of the location's hours.
+--
+-- Everything is tstzmultirange arithmetic: free = (location hours * the team member's hours)
+-- - busy (its live bookings and blocks, the location's blocks, occurrences of repeating series).
+-- A start is offered when some eligible team member's free ranges contain [start, start + length).
+--
+-- Availability reads busy time of every team member, also for an own-records MEMBER who reads
+-- only its own appointments: the busy ranges come from definer helpers that answer ranges only,
+-- after the caller's own policies found the location (out of reach: 404).
+set local role svc_owner;
+
+--------------------------------------------------------------------------------
+-- Opening ranges
+--------------------------------------------------------------------------------
+-- The openings of weekly hours on the local days that `within` touches, one range per entry
+-- (not merged: each opening of the location's hours starts its own grid of slots).
+create or replace function app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange)
+returns table (opening tstzrange)
+language sql stable parallel safe as $$
+  select r
+    from generate_series((lower(within) at time zone tz)::date - 1, (upper(within) at time zone tz)::date, interval '1 day') g(d)
+    cross join lateral jsonb_array_elements(case when jsonb_typeof(hours) = 'array' then hours else '[]' end) h(e)
+    cross join lateral (select tstzrange((g.d::date + (h.e->>'open')::time) at time zone tz,
+                                         (g.d::date + (h.e->>'close')::time) at time zone tz, '[)') as r) x
+   where h.e->>'day' = lower(to_char(g.d, 'dy'))
+     and (h.e->>'close')::time > (h.e->>'open')::time
+     and x.r && within
+   order by lower(x.r)
+$$;
+comment on function app_hidden.opening_ranges(jsonb, text, tstzrange) is
+  'Each opening of weekly hours (wall times in the zone, 24:00 = midnight after) on the days `within` touches, as an absolute range.';
+grant execute on function app_hidden.opening_ranges(jsonb, text, tstzrange) to svc_request, svc_worker;
+
+create or replace function app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) returns tstzmultirange
+language sql stable parallel safe as $$
+  select coalesce(range_agg(o.opening), '{}'::tstzmultirange) from app_hidden.opening_ranges(hours, tz, within) o
+$$;
+comment on function app_hidden.opening_multirange(jsonb, text, tstzrange) is 'The openings of weekly hours around `within`, merged.';
+grant execute on function app_hidden.opening_multirange(jsonb, text, tstzrange) to svc_request, svc_worker;
+
+-- The local day `d` of a zone as an absolute range (23, 24 or 25 hours long).
+create or replace function app_hidden.local_day(d date, tz text) returns tstzrange
+language sql stable parallel safe as $$
+  select tstzrange(d::timestamp at time zone tz, (d + 1)::timestamp at time zone tz, '[)')
+$$;
+grant execute on function app_hidden.local_day(date, text) to svc_request, svc_worker;
+
+--------------------------------------------------------------------------------
+-- Busy time and free time
+--------------------------------------------------------------------------------
+-- What keeps the location's team members (or calendars) busy within `within`: live single rows
+-- and occurrences of live repeating series, each as (staff_profile_id, calendar_id, range).
+-- A location-wide block (no team member, no calendar) comes back with both NULL: it keeps
+-- everyone of its location busy. Rows of a team member at another location count too (one
+-- person is in one place at a time).
+create or replace function app_hidden.busy_ranges(organization_id uuid, location_id uuid, team_members uuid[], calendars uuid[],
+  within tstzrange)
+returns table (staff_profile_id uuid, calendar_id uuid, during tstzrange)
+language sql stable security definer
+set search_path to pg_catalog, public, pg_temp as $$
+  select a.staff_profile_id, a.calendar_id, a.during
+    from app_public.appointments a
+   where a.organization_id = busy_ranges.organization_id and a.status = 'booked' and a.rrule is null
+     and a.staff_profile_id = any(team_members) and a.during && within
+  union all
+  select a.staff_profile_id, a.calendar_id, a.during
+    from app_public.appointments a
+   where a.organization_id = busy_ranges.organization_id and a.status = 'booked' and a.rrule is null
+     and a.calendar_id = any(calendars) and a.during && within
+  union all
+  select null, null, a.during
+    from app_public.appointments a
+   where a.organization_id = busy_ranges.organization_id and a.status = 'booked' and a.rrule is null
+     and a.location_id = busy_ranges.location_id and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null
+     and a.during && within
+  union all
+  select case when a.staff_profile_id = any(team_members) then a.staff_profile_id end,
+         case when a.calendar_id = any(calendars) then a.calendar_id end, o.during
+    from app_public.appointment_occurrences o
+    join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+   where o.organization_id = busy_ranges.organization_id and o.during && within and a.status = 'booked'
+     and (a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars)
+          or (a.location_id = busy_ranges.location_id and a.staff_profile_id is null and a.calendar_id is null))
+$$;
+comment on function app_hidden.busy_ranges(uuid, uuid, uuid[], uuid[], tstzrange) is
+  'Busy ranges of these team members and calendars (and the location''s blocks, with both ids NULL) within a range, '
+  'from live single rows and occurrences of live series. Answers ranges only: availability and booking read them for '
+  'every caller, including own-records MEMBERs who cannot read the appointments themselves.';
+grant execute on function app_hidden.busy_ranges(uuid, uuid, uuid[], uuid[], tstzrange) to svc_request, svc_worker;
+
+-- Free time of each team member (or calendar) within `within`: the location's hours, cut to the
+-- team member's own hours (NULL: the location's), less busy ranges. In `members` order.
+create or replace function app_hidden.free_ranges(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange)
+returns table (staff_profile_id uuid, calendar_id uuid, ord int, free tstzmultirange)
+language sql stable security definer
+set search_path to pg_catalog, public, pg_temp as $$
+  with busy as (
+    select * from app_hidden.busy_ranges(loc.organization_id, loc.id, team_members, calendars, within)
+  ), everyone as (
+    select coalesce(range_agg(b.during), '{}'::tstzmultirange) as r from busy b where b.staff_profile_id is null and b.calendar_id is null
+  ), open_location as (
+    select app_hidden.opening_multirange(loc.hours, loc.timezone, within) as r
+  )
+  select m.id, null::uuid, m.n::int,
+         (ol.r * app_hidden.opening_multirange(coalesce(sp.working_hours, loc.hours), loc.timezone, within))
+           - ev.r - coalesce((select range_agg(b.during) from busy b where b.staff_profile_id = m.id), '{}'::tstzmultirange)
+    from unnest(team_members) with ordinality m(id, n)
+    join app_public.staff_profiles sp on sp.organization_id = loc.organization_id and sp.id = m.id
+    cross join open_location ol cross join everyone ev
+  union all
+  select null::uuid, c.id, c.n::int,
+         ol.r - ev.r - coalesce((select range_agg(b.during) from busy b where b.calendar_id = c.id), '{}'::tstzmultirange)
+    from unnest(calendars) with ordinality c(id, n)
+    cross join open_location ol cross join everyone ev
+$$;
+comment on function app_hidden.free_ranges(app_public.locations, uuid[], uuid[], tstzrange) is
+  'Free time of each team member and calendar within a range: location hours * own hours - busy - location blocks.';
+grant execute on function app_hidden.free_ranges(app_public.locations, uuid[], uuid[], tstzrange) to svc_request, svc_worker;
+
+--------------------------------------------------------------------------------
+-- Who may do a booking
+--------------------------------------------------------------------------------
+-- The team members of a location that may take a booking: those who do the offering (an offering
+-- without team members: everyone) and, for a home visit, those who cover the postal code (a
+-- territory without team members: everyone of its location). Oldest first.
+create or replace function app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid,
+  postal_code text, country_code text)
+returns uuid[]
+language sql stable security definer
+set search_path to pg_catalog, public, pg_temp as $$
+  select coalesce(array_agg(m.id order by m.n), '{}')
+    from app_hidden.location_team_members(organization_id, location_id) with ordinality m(id, n)
+   where (offering_id is null
+          or not exists (select 1 from app_public.offering_team_members ot
+                          where ot.organization_id = eligible_team_members.organization_id and ot.offering_id = eligible_team_members.offering_id)
+          or exists (select 1 from app_public.offering_team_members ot
+                      where ot.organization_id = eligible_team_members.organization_id and ot.offering_id = eligible_team_members.offering_id
+                        and ot.staff_profile_id = m.id))
+     and (postal_code is null
+          or exists (select 1 from app_public.territories t
+                      where t.organization_id = eligible_team_members.organization_id and t.location_id = eligible_team_members.location_id
+                        and t.country_code = upper(eligible_team_members.country_code)
+                        and app_hidden.postal_code_key(eligible_team_members.postal_code) = any(t.postal_codes)
+                        and (not exists (select 1 from app_public.territory_team_members tt
+                                          where tt.organization_id = t.organization_id and tt.territory_id = t.id)
+                             or exists (select 1 from app_public.territory_team_members tt
+                                         where tt.organization_id = t.organization_id and tt.territory_id = t.id
+                                           and tt.staff_profile_id = m.id))))
+$$;
+comment on function app_hidden.eligible_team_members(uuid, uuid, uuid, text, text) is
+  'Team members of the location who do the offering and cover the postal code (each filter skipped when NULL), oldest first.';
+grant execute on function app_hidden.eligible_team_members(uuid, uuid, uuid, text, text) to svc_request, svc_worker;
+
+-- Whether some territory of the location covers the postal code.
+create or replace function app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text)
+returns boolean
+language sql stable security definer
+set search_path to pg_catalog, public, pg_temp as $$
+  select exists (select 1 from app_public.territories t
+                  where t.organization_id = territory_covers.organization_id and t.location_id = territory_covers.location_id
+                    and t.country_code = upper(territory_covers.country_code)
+                    and app_hidden.postal_code_key(territory_covers.postal_code) = any(t.postal_codes))
+$$;
+grant execute on function app_hidden.territory_covers(uuid, uuid, text, text) to svc_request, svc_worker;
+
+--------------------------------------------------------------------------------
+-- appointments_availability
+--------------------------------------------------------------------------------
+-- The caller's policies find the location and the offering (out of reach or unknown: 404); the
+-- slots come from the helpers above. Length: the offering's, else duration_minutes, else the
+-- location's slot interval. Unstaffed locations offer their calendars' free time.
+create or replace function app_public.appointments_availability(location_id uuid, day date, offering_id uuid default null,
+  team_member_id uuid default null, postal_code text default null, country_code text default null,
+  duration_minutes int default null)
+returns jsonb
+language plpgsql stable as $$
+declare
+  org uuid := app_hidden.current_org_id();
+  loc app_public.locations;
+  o app_public.offerings;
+  len interval;
+  cc text := country_code;
+  members uuid[] := '{}';
+  cals uuid[] := '{}';
+  slots jsonb;
+begin
+  select * into loc from app_public.locations l where l.organization_id = org and l.id = appointments_availability.location_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+  end if;
+  if offering_id is not null then
+    select * into o from app_public.offerings x
+     where x.organization_id = org and x.id = appointments_availability.offering_id and x.location_id = loc.id;
+    if not found then
+      perform app_hidden.raise_error(404, 'not_found', 'Offering not found at this location');
+    end if;
+  end if;
+  len := make_interval(mins => coalesce(o.duration_minutes, appointments_availability.duration_minutes, loc.slot_interval_minutes));
+  if postal_code is not null and cc is null then
+    cc := upper(loc.address->>'country_code');
+    if cc is null then
+      perform app_hidden.raise_error(400, 'bad_request', 'query.country_code: send the country of postal_code (this location has no address to take it from)');
+    end if;
+  end if;
+  if loc.staffed then
+    members := app_hidden.eligible_team_members(org, loc.id, o.id, postal_code, cc);
+    if team_member_id is not null then
+      if not team_member_id = any(app_hidden.location_team_members(org, loc.id)::uuid[]) then
+        perform app_hidden.raise_error(404, 'not_found', 'Team member not found at this location');
+      end if;
+      members := case when team_member_id = any(members) then array[team_member_id] else '{}' end;
+    end if;
+  else
+    if team_member_id is not null then
+      perform app_hidden.raise_error(404, 'not_found', 'Team member not found at this location (it is not staffed: it books calendars)');
+    end if;
+    select coalesce(array_agg(c.id order by c.created_at, c.id), '{}') into cals
+      from app_public.calendars c where c.organization_id = org and c.location_id = loc.id;
+  end if;
+
+  with free as (
+    select * from app_hidden.free_ranges(loc, members, cals, app_hidden.local_day(day, loc.timezone))
+  ), starts as (
+    -- each opening of the location's hours on that day starts a grid of slots
+    select distinct s
+      from app_hidden.opening_ranges(loc.hours, loc.timezone, app_hidden.local_day(day, loc.timezone)) w
+      cross join lateral generate_series(lower(w.opening), upper(w.opening) - len, make_interval(mins => loc.slot_interval_minutes)) s
+     where (s at time zone loc.timezone)::date = day
+  ), offered as (
+    select s.s,
+           array_agg(f.staff_profile_id order by f.ord) filter (where f.staff_profile_id is not null) as team_member_ids,
+           array_agg(f.calendar_id order by f.ord) filter (where f.calendar_id is not null) as calendar_ids
+      from starts s join free f on f.free @> tstzrange(s.s, s.s + len, '[)')
+     group by s.s
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('start', x.s, 'end', x.s + len,
+                                               'team_member_ids', coalesce(to_jsonb(x.team_member_ids), '[]'),
+                                               'calendar_ids', coalesce(to_jsonb(x.calendar_ids), '[]')) order by x.s), '[]')
+    into slots from offered x;
+
+  return jsonb_build_object(
+    'location_id', loc.id,
+    'date', day,
+    'timezone', loc.timezone,
+    'offering_id', o.id,
+    'duration_minutes', extract(epoch from len)::int / 60,
+    'slot_interval_minutes', loc.slot_interval_minutes,
+    'slots', slots);
+end $$;
+comment on function app_public.appointments_availability(uuid, date, uuid, uuid, text, text, int) is
+  'appointments_availability: the starts on a local day where some eligible team member (or calendar) is free for the '
+  'whole length, stepped by the slot interval from each opening of the location''s hours; 404 for a location, offering '
+  'or team member out of reach.';
+grant execute on function app_public.appointments_availability(uuid, date, uuid, uuid, text, text, int) to svc_request;
+
+reset role;
