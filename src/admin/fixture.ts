@@ -45,6 +45,8 @@ export interface FixtureContext {
   remember(kind: string, ref: string | undefined, id: string, where: string): void;
   /** The id of an entity of that kind by its ref, or a FixtureError naming where the ref was used. */
   resolve(kind: string, ref: string, where: string): string;
+  /** The id written for the entry at `where` (`locations[0]`), ref or not: for parts that extend other parts' entries. */
+  idAt(where: string): string | undefined;
   /** A map of the output beside `ids` (`team_member_ids`, …), created on first use. */
   output(name: string): Record<string, string>;
 }
@@ -95,7 +97,7 @@ const Location = {
   hours: z.array(z.strictObject({
     day: z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']),
     open: clockTime,
-    close: clockTime,
+    close: z.union([clockTime, z.literal('24:00')]),
   })).default([]),
 };
 
@@ -162,7 +164,9 @@ const tenancy: FixtureSection = {
           [ctx.organizationId, id, ctx.resolve('location', loc, `${where}.location_refs`)]);
       }
       if (u.staff_profile ?? (u.role === 'manager' || u.role === 'member')) {
-        await ctx.q(`insert into app_public.staff_profiles (organization_id, person_id, display_name) values ($1, $2, $3)`,
+        // clock_timestamp: team members are ordered oldest first, so in file order here
+        await ctx.q(`insert into app_public.staff_profiles (organization_id, person_id, display_name, created_at)
+                     values ($1, $2, $3, clock_timestamp())`,
           [ctx.organizationId, id, u.name]);
       }
       people.set(id, { role: u.role, powers });
@@ -262,11 +266,13 @@ export async function applyFixture(client: pg.ClientBase, fixture: ParsedFixture
 
   const ids: Record<string, string> = {};
   const byRef = new Map<string, { kind: string; id: string }>();
+  const byPlace = new Map<string, string>();
   const outputs: Record<string, Record<string, string>> = {};
   const ctx: FixtureContext = {
     organizationId: org!.id,
     q: async (text, values) => (await client.query(text, values)).rows,
     remember(kind, r, id, where) {
+      byPlace.set(where, id);
       if (r === undefined) return;
       if (byRef.has(r)) throw new FixtureError(`${where}: ref "${r}" is used twice`);
       byRef.set(r, { kind, id });
@@ -278,6 +284,7 @@ export async function applyFixture(client: pg.ClientBase, fixture: ParsedFixture
       if (found?.kind !== kind) throw new FixtureError(`${where}: unknown ref "${r}"`);
       return found.id;
     },
+    idAt: (where) => byPlace.get(where),
     output: (name) => (outputs[name] ??= {}),
   };
   for (const section of [tenancy, ...sections]) await section.apply(ctx, fixture);

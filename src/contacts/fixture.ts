@@ -33,6 +33,8 @@ const Interaction = z.strictObject({
   captured_fields: z.record(z.string(), z.unknown()).default({}),
   started_at: instant.optional(),
   ended_at: instant.optional(),
+  // the appointment it booked: linked by the appointments part, which is written after contacts
+  appointment_ref: ref.optional(),
 });
 
 const Contact = {
