@@ -212,7 +212,7 @@ begin
   if loc.staffed then
     members := app_hidden.eligible_team_members(org, loc.id, o.id, postal_code, cc);
     if team_member_id is not null then
-      if not team_member_id = any(app_hidden.location_team_members(org, loc.id)::uuid[]) then
+      if not exists (select 1 from app_hidden.location_team_members(org, loc.id) m(id) where m.id = team_member_id) then
         perform app_hidden.raise_error(404, 'not_found', 'Team member not found at this location');
       end if;
       members := case when team_member_id = any(members) then array[team_member_id] else '{}' end;
