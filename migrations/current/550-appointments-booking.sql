@@ -159,6 +159,10 @@ begin
   if (location_id is null) = (calendar_id is null) then
     perform app_hidden.raise_error(400, 'bad_request', 'Send exactly one of location_id and calendar_id');
   end if;
+  if calendar_id is not null and (offering_id is not null or team_member_id is not null or service_address is not null) then
+    perform app_hidden.raise_error(400, 'bad_request',
+      'offering_id, team_member_id and service_address go with location_id; a calendar is booked with none of them');
+  end if;
   if end_time <= start_time then
     perform app_hidden.raise_error(400, 'bad_request', 'body.end_time: must be after start_time');
   end if;

@@ -12,7 +12,12 @@ import { teamMember, withBooking } from './reads-helpers.ts';
 
 const allDay = (days: readonly string[]) => days.map((day) => ({ day, open: '00:00', close: '24:00' }));
 
-/** withBooking plus the around-the-clock locations ny24 and ldn24 with their team members (tess, lou). */
+/**
+ * withBooking plus the around-the-clock locations ny24 and ldn24 with their team members (tess,
+ * lou), two territories of North covered by one team member each (12999: mgr; 12888: nia), and an
+ * organization key of an admin, Lee (leaver_key), for the 422 of a key whose creator has left, and a
+ * contact at North who is nobody's client (eve).
+ */
 export function withDstLocations(base: Fixture): Fixture {
   const f = withBooking(base) as unknown as Record<string, any>;
   return {
@@ -22,10 +27,27 @@ export function withDstLocations(base: Fixture): Fixture {
       { ref: 'ny24', name: 'NY 24h', timezone: 'America/New_York', staffed: true, slot_interval_minutes: 60, hours: allDay(['sun', 'mon']) },
       { ref: 'ldn24', name: 'London 24h', timezone: 'Europe/London', staffed: true, slot_interval_minutes: 60, hours: allDay(['sun', 'mon']) },
     ],
+    territories: [
+      ...f.territories,
+      // covered by the manager alone (who does no cleanings), and by Nia alone (who starts at 10:00)
+      { ref: 'mgr_land', location_ref: 'north', name: 'Manager land', country_code: 'US', postal_codes: ['12999'], team_member_refs: ['mgr'] },
+      { ref: 'nia_land', location_ref: 'north', name: 'Nia land', country_code: 'US', postal_codes: ['12888'], team_member_refs: ['nia'] },
+    ],
     users: [
       ...f.users,
+      { ref: 'leaver', name: 'Lee Left', email: 'lee@acme.example', role: 'admin' },
       { ref: 'tess', name: 'Tess Nights', email: 'tess@acme.example', role: 'member', location_refs: ['ny24'], staff_profile: true },
       { ref: 'lou', name: 'Lou Nights', email: 'lou@acme.example', role: 'member', location_refs: ['ldn24'], staff_profile: true },
+    ],
+    contacts: [
+      ...f.contacts,
+      // at North and nobody's client yet
+      { ref: 'eve', name: 'Eve North', email: 'eve@example.com', phone: '+15551230005', location_refs: ['north'] },
+    ],
+    api_keys: [
+      ...f.api_keys,
+      // an organization key of Lee's (booking.test.ts makes Lee leave with the key still live: 422)
+      { ref: 'leaver_key', kind: 'organization', created_by_ref: 'leaver' },
     ],
   } as unknown as Fixture;
 }
@@ -34,20 +56,22 @@ export function withDstLocations(base: Fixture): Fixture {
 export const dstFixture = (name = 'Acme Dental'): Fixture => withDstLocations(acmeFixture(name));
 
 /** GET appointments_availability with these query parameters. */
-export function availability(app: TestApp, key: string, query: Record<string, string | number>): Promise<Answer> {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+export function availability(app: TestApp, key: string | undefined, query: Record<string, string | number | undefined>): Promise<Answer> {
+  const missing = Object.keys(query).filter((k) => query[k] === undefined);
+  if (missing.length) throw new Error(`availability: no value for ${missing.join(', ')}`);
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   return app.request('GET', `/api/v1/appointments/availability?${qs}`, { key });
 }
 
 /** POST appointments_create; a fresh idempotency key unless the body has one. */
-export function book(app: TestApp, key: string, body: Record<string, unknown>): Promise<Answer> {
+export function book(app: TestApp, key: string | undefined, body: Record<string, unknown>): Promise<Answer> {
   return app.request('POST', '/api/v1/appointments', { key, body: { idempotency_key: randomUUID(), ...body } });
 }
 
-export const reschedule = (app: TestApp, key: string, id: string, start_time: string, end_time: string) =>
+export const reschedule = (app: TestApp, key: string | undefined, id: string | undefined, start_time: string, end_time: string) =>
   app.request('POST', `/api/v1/appointments/${id}/reschedule`, { key, body: { start_time, end_time } });
-export const cancel = (app: TestApp, key: string, id: string) => app.request('POST', `/api/v1/appointments/${id}/cancel`, { key });
-export const update = (app: TestApp, key: string, id: string, body: Record<string, unknown>) =>
+export const cancel = (app: TestApp, key: string | undefined, id: string | undefined) => app.request('POST', `/api/v1/appointments/${id}/cancel`, { key });
+export const update = (app: TestApp, key: string | undefined, id: string | undefined, body: Record<string, unknown>) =>
   app.request('PATCH', `/api/v1/appointments/${id}`, { key, body });
 
 /** Slot starts of an availability answer, as ISO strings in UTC. */
