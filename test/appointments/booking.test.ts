@@ -127,12 +127,22 @@ test.serial('403 insufficient_role: a MEMBER booking another team member, keys w
   // a Member key (no person): calendars only
   await refused(t, 403, 'insufficient_role', acme.keys.north_member, northCleaning(acme, 90));
   await refused(t, 403, 'insufficient_role', acme.keys.north_member, northCleaning(acme, 90, { team_member_id: undefined }));
-  // managers without the appointments power (the operation's manager power)
+  // managers without the appointments power: a manager key (no person) none, a manager only itself
   await refused(t, 403, 'insufficient_role', acme.keys.north_mgr, northCleaning(acme, 90));
+  await refused(t, 403, 'insufficient_role', acme.keys.north_mgr, northCleaning(acme, 90, { team_member_id: undefined }));
   await refused(t, 403, 'insufficient_role', acme.keys.weak_mgr_personal, { location_id: acme.ids.south, contact_id: acme.ids.bob,
-    team_member_id: teamMember(acme, 'weak_mgr'), ...half('2030-03-07T15:00:00Z') });
+    team_member_id: teamMember(acme, 'quiet'), ...half('2030-03-07T15:00:00Z') });
   // no appointments:write scope
   await refused(t, 403, 'insufficient_scope', acme.keys.appt_reader, northCleaning(acme, 90));
+});
+
+test.serial('a MANAGER without the appointments power books only itself (named or omitted), and calendars', async (t) => {
+  const itself = await book(app, acme.keys.weak_mgr_personal, { location_id: acme.ids.south, contact_id: acme.ids.bob,
+    team_member_id: teamMember(acme, 'weak_mgr'), ...half('2030-03-07T16:00:00Z') });
+  t.is(itself.status, 201, JSON.stringify(itself.body));
+  const omitted = await book(app, acme.keys.weak_mgr_personal, { location_id: acme.ids.south, contact_id: acme.ids.bob, ...half('2030-03-07T17:00:00Z') });
+  t.is(omitted.status, 201, JSON.stringify(omitted.body));
+  t.is(omitted.body.team_member_id, teamMember(acme, 'weak_mgr'));
 });
 
 test.serial('a MANAGER with the appointments power books anyone at its locations; a manager key without a person too', async (t) => {

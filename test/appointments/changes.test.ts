@@ -132,8 +132,10 @@ test.serial('roles: a MEMBER changes only its own; keys without a role only cale
   await refused(t, 403, 'insufficient_role', () => cancel(app, acme.keys.north_member, a1));
   await refused(t, 403, 'insufficient_role', () => update(app, acme.keys.org, a1, { title: 'x' }));
   await refused(t, 403, 'insufficient_role', () => cancel(app, acme.keys.member_key, a1));
-  // a manager key without the appointments power: the operation's manager power
+  // a manager key without the appointments power (and without a person): no team member's
   await refused(t, 403, 'insufficient_role', () => update(app, acme.keys.north_mgr, a1, { title: 'x' }));
+  // a manager without the power: only its own (Wes at South: not Quinn's a_south)
+  await refused(t, 403, 'insufficient_role', () => cancel(app, acme.keys.weak_mgr_personal, acme.ids.a_south));
   // Nia (own records) does not see Sam's booking at all
   await refused(t, 404, 'not_found', () => update(app, acme.keys.nia_personal, a1, { title: 'x' }));
   // allowed: Sam on his own, the manager on anyone's at North, a Member key on a calendar's
