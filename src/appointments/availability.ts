@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation, type AnyOperation } from '../registry/operation.ts';
 import { result, timestamp, uuid } from '../platform/schemas.ts';
-import { CountryCode, PostalCode } from './booking-schemas.ts';
+import { CountryCode, LocalDate, PostalCode } from './booking-schemas.ts';
 
 const AvailabilityQuery = z.object({
   location_id: uuid.describe('The location (locations_list)'),
-  date: z.iso.date().describe('The day, YYYY-MM-DD, in the location\'s time zone'),
+  date: LocalDate.describe('The day, YYYY-MM-DD, in the location\'s time zone'),
   offering_id: uuid.optional().describe('Slots for this offering, at its length (locations_booking_options lists them)'),
   team_member_id: uuid.optional().describe('Only this team member\'s slots'),
   postal_code: PostalCode.optional().describe('A home visit: only team members whose territory covers this postal code'),

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation, IdempotencyKey, type AnyOperation } from '../registry/operation.ts';
 import { result, uuid } from '../platform/schemas.ts';
-import { AppointmentPatch, DateTime, ServiceAddressInput } from './booking-schemas.ts';
+import { AppointmentPatch, EndTime, ServiceAddressInput, StartTime } from './booking-schemas.ts';
 import { Appointment, AppointmentPath } from './schemas.ts';
 
 const CreateBody = z.strictObject({
@@ -17,8 +17,8 @@ const CreateBody = z.strictObject({
     + '(a MEMBER: itself)'),
   service_address: ServiceAddressInput.optional().describe('With location_id: a home visit; its postal code must lie in a territory'),
   contact_id: uuid.describe('The contact the appointment is for (attendee details are taken from it)'),
-  start_time: DateTime,
-  end_time: DateTime,
+  start_time: StartTime,
+  end_time: EndTime,
   title: z.string().max(500).optional(),
 });
 
@@ -38,7 +38,7 @@ const create = defineOperation({
     + 'is required: a retry with the same key and details answers the first booking, other details 409. Answers 201.',
   scope: 'appointments:write',
   memberAccess: 'scoped',
-  managerPower: 'appointments',
+  managerPower: null,
   changes: ['appointments'],
   idempotent: true,
   successStatus: 201,
@@ -57,16 +57,19 @@ const create = defineOperation({
 // never book twice).
 export const appointmentsCreate = { ...create, body: create.body!.extend({ idempotency_key: IdempotencyKey }) };
 
-/** A field appointments_update refuses, naming the operation that changes it. */
-const changedElsewhere = (operation: string) => z.unknown().optional()
-  .refine((v) => v === undefined, { message: `not changed by appointments_update: use ${operation}` })
-  .describe(`Not accepted here: use ${operation}`);
-
-const UpdateBody = z.strictObject({
-  ...AppointmentPatch,
-  start_time: changedElsewhere('appointments_reschedule'),
-  end_time: changedElsewhere('appointments_reschedule'),
-  status: changedElsewhere('appointments_cancel'),
+// Time and status are changed by their own operations: a body naming them is refused with the
+// operation to use (other unknown fields: the usual message).
+const ELSEWHERE: Record<string, string> = {
+  start_time: 'appointments_reschedule', end_time: 'appointments_reschedule', status: 'appointments_cancel',
+};
+const UpdateBody = z.strictObject(AppointmentPatch, {
+  error: (issue) => {
+    if (issue.code !== 'unrecognized_keys') return undefined;
+    const named = issue.keys.filter((k) => k in ELSEWHERE);
+    return named.length
+      ? `${named.join(', ')}: not changed by appointments_update; use ${[...new Set(named.map((k) => ELSEWHERE[k]))].join(' / ')}`
+      : `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
+  },
 }).refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
 
 export const appointmentsUpdate = defineOperation({
@@ -81,7 +84,7 @@ export const appointmentsUpdate = defineOperation({
     + 'series answers 409 recurring_series_not_supported. Returns the appointment.',
   scope: 'appointments:write',
   memberAccess: 'scoped',
-  managerPower: 'appointments',
+  managerPower: null,
   changes: ['appointments'],
   params: AppointmentPath,
   body: UpdateBody,
@@ -105,10 +108,10 @@ export const appointmentsReschedule = defineOperation({
     + 'appointment_cancelled for a cancelled one, recurring_series_not_supported for a repeating series. Returns the appointment.',
   scope: 'appointments:write',
   memberAccess: 'scoped',
-  managerPower: 'appointments',
+  managerPower: null,
   changes: ['appointments'],
   params: AppointmentPath,
-  body: z.strictObject({ start_time: DateTime, end_time: DateTime }),
+  body: z.strictObject({ start_time: StartTime, end_time: EndTime }),
   response: Appointment,
   run: {
     statement: ({ appointmentId, start_time, end_time }) => sql`select app_public.appointments_reschedule(${appointmentId}::uuid,
@@ -128,7 +131,7 @@ export const appointmentsCancel = defineOperation({
     + 'unchanged. A repeating series answers 409 recurring_series_not_supported. Returns the appointment.',
   scope: 'appointments:write',
   memberAccess: 'scoped',
-  managerPower: 'appointments',
+  managerPower: null,
   confirm: true,
   changes: ['appointments'],
   params: AppointmentPath,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Applied } from '../../src/admin/fixture.ts';
 import type { Answer, TestApp } from '../helpers/app.ts';
 import { acmeFixture, type Fixture } from '../helpers/fixtures.ts';
-import { pick, type MalformedInput } from '../helpers/fuzz.ts';
+import { pick, type MalformedInput, type Pools, type Rand } from '../helpers/fuzz.ts';
 import { teamMember, withBooking } from './reads-helpers.ts';
 
 const allDay = (days: readonly string[]) => days.map((day) => ({ day, open: '00:00', close: '24:00' }));
@@ -19,7 +19,12 @@ const allDay = (days: readonly string[]) => days.map((day) => ({ day, open: '00:
  * contact at North who is nobody's client (eve).
  */
 export function withDstLocations(base: Fixture): Fixture {
-  const f = withBooking(base) as unknown as Record<string, any>;
+  return withBookingExtras(withBooking(base));
+}
+
+/** What withDstLocations adds on top of a fixture that has withBooking's data already. */
+export function withBookingExtras(booking: Fixture): Fixture {
+  const f = booking as unknown as Record<string, any>;
   return {
     ...f,
     locations: [
@@ -96,28 +101,39 @@ export async function liveRanges(app: TestApp, organizationId: string, staffProf
   return rows.map((r: { starts_at: Date; ends_at: Date }) => [r.starts_at, r.ends_at]);
 }
 
-// Times that fit the fixture's hours (North: weekdays 09:00–17:00 New York; London: 09:00–17:00),
-// so a draw sometimes books for real rather than always being refused.
-const STARTS = ['2030-03-07T14:00:00Z', '2030-03-07T14:30:00Z', '2030-03-11T13:00:00Z', '2030-03-05T10:00:00Z', '2030-03-12T18:00:00Z'];
-const ENDS = ['2030-03-07T14:30:00Z', '2030-03-07T15:30:00Z', '2030-03-11T13:30:00Z', '2030-03-05T10:30:00Z', '2030-03-12T19:00:00Z'];
+// Values that fit the fixture's data, so careful draws book for real now and then. The malformed
+// suite's keys are an organization key (no role: it books calendars only) and a manager key
+// without the appointments power: bookings they may make are London's calendars', so the team
+// fields are mostly left out (a value of undefined is a field not sent).
+const STARTS = ['2030-04-04T09:00:00+01:00', '2030-04-04T08:30:00Z', '2030-04-04T10:00:00+01:00', '2030-04-05T09:00:00+01:00'];
+const ENDS = ['2030-04-04T11:30:00+01:00', '2030-04-04T11:00:00Z', '2030-04-04T12:00:00+01:00', '2030-04-04T10:30:00+01:00'];
 const DATES = ['2030-03-05', '2030-03-08', '2030-03-10', '2030-03-31', '2030-11-03', '2030-10-27'];
+const mostlyAbsent = <T>(value: (r: Rand, pools: Pools) => T) => (r: Rand, pools: Pools): T | undefined => (r() < 0.85 ? undefined : value(r, pools));
+const north = (pools: Pools) => pools.tenant.ids.north!;
+const northTeam = (r: Rand, pools: Pools) => teamMember(pools.tenant, pick(r, ['mgr', 'staff', 'nia']));
 
 export const bookingMalformedInput: MalformedInput = {
-  fixture: withDstLocations,
+  // composed after the reads' part, whose fixture adds withBooking's data
+  fixture: withBookingExtras,
   values: {
-    'appointments_availability.location_id': (r, pools) =>
-      pick(r, [pools.tenant.ids.north!, pools.tenant.ids.london!, pools.tenant.ids.south!, pools.tenant.ids.ny24!]),
+    'appointments_availability.location_id': (_r, pools) => north(pools),
     'appointments_availability.date': (r) => pick(r, DATES),
-    'appointments_availability.team_member_id': (r, pools) => pick(r, Object.values(pools.tenant.team_member_ids as Record<string, string>)),
+    'appointments_availability.team_member_id': northTeam,
     'appointments_availability.offering_id': (r, pools) => pick(r, [pools.tenant.ids.cleaning!, pools.tenant.ids.checkup!]),
-    'appointments_availability.postal_code': (r) => pick(r, ['12207', '12303', 'WC2N 5HR', '99999']),
-    'appointments_create.location_id': (r, pools) => pick(r, [pools.tenant.ids.north!, pools.tenant.ids.south!]),
+    'appointments_availability.postal_code': (r) => pick(r, ['12207', '12303', ' 122 08 ', '99999']),
+    'appointments_availability.country_code': (r) => pick(r, ['US', 'us']),
+    'appointments_create.location_id': mostlyAbsent((_r, pools) => north(pools)),
+    'appointments_create.offering_id': mostlyAbsent((r, pools) => pick(r, [pools.tenant.ids.cleaning!, pools.tenant.ids.checkup!])),
+    'appointments_create.team_member_id': mostlyAbsent(northTeam),
+    'appointments_create.service_address': mostlyAbsent((r) => ({ postal_code: pick(r, ['12207', '99999']), country_code: 'US' })),
     'appointments_create.calendar_id': (r, pools) => pick(r, [pools.tenant.ids.desk!, pools.tenant.ids.room!]),
-    'appointments_create.offering_id': (r, pools) => pick(r, [pools.tenant.ids.cleaning!, pools.tenant.ids.checkup!]),
-    'appointments_create.team_member_id': (r, pools) => pick(r, Object.values(pools.tenant.team_member_ids as Record<string, string>)),
-    'appointments_create.contact_id': (r, pools) => pick(r, pools.ids('contact_id').own),
+    'appointments_create.contact_id': (r, pools) => pick(r, [pools.tenant.ids.lia!, pools.tenant.ids.ann!]),
     'appointments_create.start_time': (r) => pick(r, STARTS),
+    'appointments_create.idempotency_key': () => randomUUID(),
     'appointments_create.end_time': (r) => pick(r, ENDS),
+    // what a key with no role may change: a calendar's appointment and a location-wide block
+    'appointments_update.appointmentId': (r, pools) => pick(r, ['a_desk', 'holiday', 'a_desk', 'a1'].map((k) => pools.tenant.ids[k]!)),
+    'appointments_reschedule.appointmentId': (r, pools) => pick(r, ['a_desk', 'holiday', 'holiday', 'a_series'].map((k) => pools.tenant.ids[k]!)),
     'appointments_reschedule.start_time': (r) => pick(r, STARTS),
     'appointments_reschedule.end_time': (r) => pick(r, ENDS),
   },
