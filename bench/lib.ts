@@ -23,8 +23,11 @@ export function databaseUrl(db: Database, name: string): string {
   return url.toString();
 }
 
-/** Drops database `name` if it exists, creates it afresh and migrates it; answers its owner URL. */
-export async function freshDatabase(db: Database, name: string): Promise<string> {
+/**
+ * Drops database `name` if it exists, creates it afresh and migrates it (with the migration in
+ * progress, migrations/current/, when `withCurrent`); answers its owner URL.
+ */
+export async function freshDatabase(db: Database, name: string, opts: { withCurrent?: boolean } = {}): Promise<string> {
   const admin = new pg.Client(db.ownerUrl);
   await admin.connect();
   try {
@@ -34,7 +37,7 @@ export async function freshDatabase(db: Database, name: string): Promise<string>
     await admin.end();
   }
   const ownerUrl = databaseUrl(db, name);
-  await migrate(ownerUrl, db.loginPassword);
+  await migrate(ownerUrl, db.loginPassword, opts);
   return ownerUrl;
 }
 

@@ -53,75 +53,74 @@ $$;
 grant execute on function app_hidden.local_day(date, text) to svc_request, svc_worker;
 
 --------------------------------------------------------------------------------
--- Busy time and free time
+-- Free time
 --------------------------------------------------------------------------------
--- What keeps the location's team members (or calendars) busy within `within`: live single rows
--- and occurrences of live repeating series, each as (staff_profile_id, calendar_id, range).
--- A location-wide block (no team member, no calendar) comes back with both NULL: it keeps
--- everyone of its location busy. Rows of a team member at another location count too (one
--- person is in one place at a time).
-create or replace function app_hidden.busy_ranges(organization_id uuid, location_id uuid, team_members uuid[], calendars uuid[],
-  within tstzrange)
-returns table (staff_profile_id uuid, calendar_id uuid, during tstzrange)
-language sql stable security definer
-set search_path to pg_catalog, public, pg_temp as $$
-  select a.staff_profile_id, a.calendar_id, a.during
-    from app_public.appointments a
-   where a.organization_id = busy_ranges.organization_id and a.status = 'booked' and a.rrule is null
-     and a.staff_profile_id = any(team_members) and a.during && within
-  union all
-  select a.staff_profile_id, a.calendar_id, a.during
-    from app_public.appointments a
-   where a.organization_id = busy_ranges.organization_id and a.status = 'booked' and a.rrule is null
-     and a.calendar_id = any(calendars) and a.during && within
-  union all
-  select null, null, a.during
-    from app_public.appointments a
-   where a.organization_id = busy_ranges.organization_id and a.status = 'booked' and a.rrule is null
-     and a.location_id = busy_ranges.location_id and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null
-     and a.during && within
-  union all
-  select case when a.staff_profile_id = any(team_members) then a.staff_profile_id end,
-         case when a.calendar_id = any(calendars) then a.calendar_id end, o.during
-    from app_public.appointment_occurrences o
-    join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
-   where o.organization_id = busy_ranges.organization_id and o.during && within and a.status = 'booked'
-     and (a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars)
-          or (a.location_id = busy_ranges.location_id and a.staff_profile_id is null and a.calendar_id is null))
-$$;
-comment on function app_hidden.busy_ranges(uuid, uuid, uuid[], uuid[], tstzrange) is
-  'Busy ranges of these team members and calendars (and the location''s blocks, with both ids NULL) within a range, '
-  'from live single rows and occurrences of live series. Answers ranges only: availability and booking read them for '
-  'every caller, including own-records MEMBERs who cannot read the appointments themselves.';
-grant execute on function app_hidden.busy_ranges(uuid, uuid, uuid[], uuid[], tstzrange) to svc_request, svc_worker;
-
 -- Free time of each team member (or calendar) within `within`: the location's hours, cut to the
--- team member's own hours (NULL: the location's), less busy ranges. In `members` order.
+-- team member's own hours (NULL: the location's), less what keeps it busy: its live bookings and
+-- blocks (at any location: one person is in one place at a time), occurrences of its live
+-- series, and the location's own blocks and location-wide series, which keep everyone busy. In
+-- the order given (`ord`). A definer: it reads the busy time of every team member, also for an
+-- own-records MEMBER who cannot read those appointments, and answers ranges only, after the
+-- caller's own policies found the location. One statement for every team member: each distinct
+-- week of working hours is turned into ranges once, and the busy ranges are read in one pass
+-- (the exclusion constraints' GiST indexes serve them).
+drop function if exists app_hidden.busy_ranges(uuid, uuid, uuid[], uuid[], tstzrange);
 create or replace function app_hidden.free_ranges(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange)
 returns table (staff_profile_id uuid, calendar_id uuid, ord int, free tstzmultirange)
-language sql stable security definer
+language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-  with busy as (
-    select * from app_hidden.busy_ranges(loc.organization_id, loc.id, team_members, calendars, within)
-  ), everyone as (
-    select coalesce(range_agg(b.during), '{}'::tstzmultirange) as r from busy b where b.staff_profile_id is null and b.calendar_id is null
-  ), open_location as (
-    select app_hidden.opening_multirange(loc.hours, loc.timezone, within) as r
+declare
+  open_location tstzmultirange := app_hidden.opening_multirange(loc.hours, loc.timezone, within);
+  everyone tstzmultirange;
+begin
+  -- the location's blocks and its location-wide series: everyone's busy time
+  select coalesce(range_agg(x.during), '{}') into everyone from (
+    select a.during from app_public.appointments a
+     where a.organization_id = loc.organization_id and a.location_id = loc.id and a.status = 'booked' and a.rrule is null
+       and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null and a.during && within
+    union all
+    select o.during from app_public.appointment_occurrences o
+      join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+     where o.organization_id = loc.organization_id and o.during && within and a.status = 'booked'
+       and a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null) x;
+  open_location := open_location - everyone;
+  return query
+  with members as (
+    select m.id, m.n, sp.working_hours
+      from unnest(team_members) with ordinality m(id, n)
+      join app_public.staff_profiles sp on sp.organization_id = loc.organization_id and sp.id = m.id
+  ), own_hours as (
+    -- each distinct week of working hours once (most team members keep the location's: NULL)
+    select h.working_hours, case when h.working_hours is null then open_location
+                                 else open_location * app_hidden.opening_multirange(h.working_hours, loc.timezone, within) end as r
+      from (select distinct working_hours from members) h
+  ), busy as (
+    select x.staff_profile_id, x.calendar_id, range_agg(x.during) as r from (
+      select a.staff_profile_id, a.calendar_id, a.during from app_public.appointments a
+       where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null
+         and a.staff_profile_id = any(team_members) and a.during && within
+      union all
+      select a.staff_profile_id, a.calendar_id, a.during from app_public.appointments a
+       where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null
+         and a.calendar_id = any(calendars) and a.during && within
+      union all
+      select a.staff_profile_id, a.calendar_id, o.during from app_public.appointment_occurrences o
+        join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+       where o.organization_id = loc.organization_id and o.during && within and a.status = 'booked'
+         and (a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars))) x
+     group by x.staff_profile_id, x.calendar_id
   )
-  select m.id, null::uuid, m.n::int,
-         (ol.r * app_hidden.opening_multirange(coalesce(sp.working_hours, loc.hours), loc.timezone, within))
-           - ev.r - coalesce((select range_agg(b.during) from busy b where b.staff_profile_id = m.id), '{}'::tstzmultirange)
-    from unnest(team_members) with ordinality m(id, n)
-    join app_public.staff_profiles sp on sp.organization_id = loc.organization_id and sp.id = m.id
-    cross join open_location ol cross join everyone ev
+  select m.id, null::uuid, m.n::int, oh.r - coalesce(b.r, '{}')
+    from members m
+    join own_hours oh on oh.working_hours is not distinct from m.working_hours
+    left join busy b on b.staff_profile_id = m.id
   union all
-  select null::uuid, c.id, c.n::int,
-         ol.r - ev.r - coalesce((select range_agg(b.during) from busy b where b.calendar_id = c.id), '{}'::tstzmultirange)
+  select null::uuid, c.id, c.n::int, open_location - coalesce(b.r, '{}')
     from unnest(calendars) with ordinality c(id, n)
-    cross join open_location ol cross join everyone ev
-$$;
+    left join busy b on b.calendar_id = c.id;
+end $$;
 comment on function app_hidden.free_ranges(app_public.locations, uuid[], uuid[], tstzrange) is
-  'Free time of each team member and calendar within a range: location hours * own hours - busy - location blocks.';
+  'Free time of each team member and calendar within a range: location hours * own hours - bookings, blocks and series occurrences.';
 grant execute on function app_hidden.free_ranges(app_public.locations, uuid[], uuid[], tstzrange) to svc_request, svc_worker;
 
 --------------------------------------------------------------------------------
@@ -221,7 +220,7 @@ begin
     if team_member_id is not null then
       perform app_hidden.raise_error(404, 'not_found', 'Team member not found at this location (it is not staffed: it books calendars)');
     end if;
-    select coalesce(array_agg(c.id order by c.created_at, c.id), '{}') into cals
+    select coalesce(array_agg(c.id order by c.name, c.id), '{}') into cals
       from app_public.calendars c where c.organization_id = org and c.location_id = loc.id;
   end if;
 

@@ -17,7 +17,8 @@
 -- location-wide block may be changed only by owner, admin and organization keys (403 else).
 --
 -- The functions run as the caller (its policies: another location's appointment, location,
--- contact or calendar is 404); the busy time of others is read through app_hidden.busy_ranges.
+-- contact or calendar is 404); the busy time of others is read through definer helpers that answer
+-- ranges only (app_hidden.free_ranges, app_hidden.held_by_blocks_or_series).
 set local role svc_owner;
 
 --------------------------------------------------------------------------------
@@ -122,6 +123,21 @@ set search_path to pg_catalog, public, pg_temp as $$
 $$;
 grant execute on function app_hidden.within_hours(app_public.locations, uuid, tstzrange) to svc_request;
 
+-- Concurrent inserts of overlapping ranges for one team member or calendar can deadlock inside
+-- the exclusion constraint's check (each waits for the other's still-running transaction, a
+-- known trait of exclusion constraints). Writers of one team member's (or calendar's) time
+-- take this transaction lock first, so they meet one at a time: the second finds the first's
+-- row committed and gets 23P01 at once. The constraint stays what decides; the lock only orders
+-- the waiters. Taken by every booking write, always one target at a time in the order of
+-- location_team_members, so two of these locks never wait on each other in a cycle.
+create or replace function app_hidden.lock_booking_target(organization_id uuid, target uuid) returns void
+language sql as $$
+  select pg_advisory_xact_lock(hashtextextended('appointments:' || organization_id::text || ':' || target::text, 0))
+$$;
+comment on function app_hidden.lock_booking_target(uuid, uuid) is
+  'Orders concurrent writers of one team member''s or calendar''s time (see above); the exclusion constraint decides.';
+grant execute on function app_hidden.lock_booking_target(uuid, uuid) to svc_request;
+
 create or replace function app_hidden.slot_taken() returns void
 language plpgsql as $$
 begin
@@ -208,6 +224,7 @@ begin
     if app_hidden.held_by_blocks_or_series(loc, null, cal.id, during) then
       perform app_hidden.slot_taken();
     end if;
+    perform app_hidden.lock_booking_target(org, cal.id);
     begin
       insert into app_public.appointments (organization_id, kind, location_id, calendar_id, contact_id, title,
         attendee_name, attendee_phone, attendee_email, starts_at, ends_at, created_by, created_by_credential, source)
@@ -275,6 +292,7 @@ begin
   end if;
   foreach chosen in array candidates loop
     continue when app_hidden.held_by_blocks_or_series(loc, chosen, null, during);
+    perform app_hidden.lock_booking_target(org, chosen);
     begin
       insert into app_public.appointments (organization_id, kind, location_id, staff_profile_id, offering_id, contact_id, title,
         attendee_name, attendee_phone, attendee_email, service_address, starts_at, ends_at, created_by, created_by_credential, source)
@@ -382,6 +400,9 @@ begin
     if app_hidden.held_by_blocks_or_series(loc, a.staff_profile_id, a.calendar_id, during, a.id) then
       perform app_hidden.slot_taken();
     end if;
+  end if;
+  if coalesce(a.staff_profile_id, a.calendar_id) is not null then
+    perform app_hidden.lock_booking_target(a.organization_id, coalesce(a.staff_profile_id, a.calendar_id));
   end if;
   begin
     update app_public.appointments x set starts_at = start_time, ends_at = end_time, updated_at = now()

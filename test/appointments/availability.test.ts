@@ -128,13 +128,14 @@ test('a location that is not staffed offers its calendars\' free time, each slot
   const by = new Map(res.body.slots.map((s: { start: string; calendar_ids: string[]; team_member_ids: string[] }) => [at(s.start), s]));
   // a_desk holds the desk 10:00–10:30Z
   t.deepEqual((by.get('2030-03-05T10:00:00.000Z') as any).calendar_ids, [acme.ids.room]);
-  t.deepEqual((by.get('2030-03-05T09:00:00.000Z') as any).calendar_ids, [acme.ids.desk, acme.ids.room]);
+  // calendars in name order: Consult room, Front desk
+  t.deepEqual((by.get('2030-03-05T09:00:00.000Z') as any).calendar_ids, [acme.ids.room, acme.ids.desk]);
   t.deepEqual((by.get('2030-03-05T09:00:00.000Z') as any).team_member_ids, []);
   // the room's series: Mondays 09:30 London from 25 Mar (09:30Z), after 31 Mar at 08:30Z
   const monday = await availability(app, acme.keys.owner_personal, { location_id: acme.ids.london, date: '2030-04-01' });
   const m = new Map(monday.body.slots.map((s: { start: string; calendar_ids: string[] }) => [at(s.start), s.calendar_ids]));
   t.deepEqual(m.get('2030-04-01T08:30:00.000Z'), [acme.ids.desk]);
-  t.deepEqual(m.get('2030-04-01T08:00:00.000Z'), [acme.ids.desk, acme.ids.room]);
+  t.deepEqual(m.get('2030-04-01T08:00:00.000Z'), [acme.ids.room, acme.ids.desk]);
 });
 
 test('postal_code and country_code keep only team members whose territory covers the address', async (t) => {
