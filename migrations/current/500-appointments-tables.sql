@@ -101,7 +101,7 @@ language sql immutable parallel safe as $$
   select upper(regexp_replace(code, '\s', '', 'g'))
 $$;
 comment on function app_hidden.postal_code_key(text) is 'A postal code as territories compare it: spaces removed, case ignored.';
-grant execute on function app_hidden.postal_code_key(text) to svc_request, svc_worker, svc_analyst;
+grant execute on function app_hidden.postal_code_key(text) to svc_request, svc_worker;
 
 create table if not exists app_public.territories (
   organization_id uuid not null references app_public.organizations on delete cascade,

@@ -184,6 +184,14 @@ class Place {
     if (!row.here) throw new FixtureError(`${where}: "${userRef}" is not an active team member of the location`);
     return row.id;
   }
+  /** Writes who does an offering or covers a territory (`team_member_refs`). */
+  async listTeamMembers(of: 'offering' | 'territory', id: string, refs: readonly string[], locationId: string, where: string): Promise<void> {
+    for (const [j, member] of [...new Set(refs)].entries()) {
+      const staffProfile = await this.teamMember(member, locationId, `${where}.team_member_refs[${j}]`);
+      await this.ctx.q(`insert into app_public.${of}_team_members (organization_id, ${of}_id, staff_profile_id) values ($1, $2, $3)`,
+        [this.ctx.organizationId, id, staffProfile]);
+    }
+  }
   /** The location of an entity (offering, calendar) by its ref, checked against the location given. */
   async sameLocation(table: 'offerings' | 'calendars', id: string, locationId: string, where: string): Promise<void> {
     const [row] = await this.ctx.q<{ location_id: string }>(
@@ -193,6 +201,7 @@ class Place {
 }
 
 async function applyLocationsAndUsers(ctx: FixtureContext, f: Part): Promise<void> {
+  ctx.output('team_member_ids'); // always in the output, if empty
   for (const [i, l] of f.locations.entries()) {
     checkHours(l.hours, `locations[${i}].hours`);
     const address = l.address ? { ...l.address, country_code: l.address.country_code?.toUpperCase() ?? null } : null;
@@ -221,10 +230,7 @@ async function applyResources(ctx: FixtureContext, f: Part, place: Place): Promi
     const [row] = await ctx.q<{ id: string }>(
       `insert into app_public.offerings (organization_id, location_id, name, duration_minutes) values ($1, $2, $3, $4) returning id`,
       [org, location, o.name, o.duration_minutes]);
-    for (const [j, member] of [...new Set(o.team_member_refs)].entries()) {
-      await ctx.q(`insert into app_public.offering_team_members (organization_id, offering_id, staff_profile_id) values ($1, $2, $3)`,
-        [org, row!.id, await place.teamMember(member, location, `${where}.team_member_refs[${j}]`)]);
-    }
+    await place.listTeamMembers('offering', row!.id, o.team_member_refs, location, where);
     ctx.remember('offering', o.ref, row!.id, where);
   }
   for (const [i, t] of f.territories.entries()) {
@@ -236,10 +242,7 @@ async function applyResources(ctx: FixtureContext, f: Part, place: Place): Promi
          from unnest($5::text[]) c
        returning id`,
       [org, location, t.name, t.country_code.toUpperCase(), t.postal_codes]);
-    for (const [j, member] of [...new Set(t.team_member_refs)].entries()) {
-      await ctx.q(`insert into app_public.territory_team_members (organization_id, territory_id, staff_profile_id) values ($1, $2, $3)`,
-        [org, row!.id, await place.teamMember(member, location, `${where}.team_member_refs[${j}]`)]);
-    }
+    await place.listTeamMembers('territory', row!.id, t.team_member_refs, location, where);
     ctx.remember('territory', t.ref, row!.id, where);
   }
   for (const [i, c] of f.calendars.entries()) {
@@ -336,6 +339,76 @@ async function applyAppointments(ctx: FixtureContext, f: Part, place: Place): Pr
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The demo organization's part (src/seed/demo.json: Downtown and Uptown, New York time)
+// ---------------------------------------------------------------------------------------------
+const NEW_YORK = 'America/New_York';
+const WEEKDAY_CODES = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'] as const;
+
+/** The instant of a wall-clock time in a zone, as ISO 8601 with that zone's offset then. */
+function zoned(date: string, time: string, zone: string): string {
+  const guess = new Date(`${date}T${time}:00Z`);
+  const offsetOf = (d: Date) => new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+    .formatToParts(d).find((p) => p.type === 'timeZoneName')!.value.replace('GMT', '') || '+00:00';
+  // the offset at the guess, then at the instant it gives (right unless the time falls in a DST gap)
+  const first = offsetOf(guess);
+  return `${date}T${time}:00${offsetOf(new Date(`${date}T${time}:00${first}`))}`;
+}
+
+/** The `n`-th day after today (in New York) whose weekday is one of `days` (0 = Sunday), as YYYY-MM-DD. */
+function upcoming(days: readonly number[], n: number, from = new Date()): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: NEW_YORK }).format(from);
+  const d = new Date(`${today}T12:00:00Z`);
+  for (let found = 0; ; ) {
+    d.setUTCDate(d.getUTCDate() + 1);
+    if (days.includes(d.getUTCDay()) && ++found === n) return d.toISOString().slice(0, 10);
+  }
+}
+
+/** Offerings, a territory, a few bookings in the coming days, a weekly series and a block, dated from now. */
+export function demoBooking(now = new Date()): Record<string, unknown> {
+  const at = (date: string, time: string) => zoned(date, time, NEW_YORK);
+  const booking = (ref: string, date: string, from: string, to: string, more: Record<string, unknown>) =>
+    ({ ref, start: at(date, from), end: at(date, to), ...more });
+  const weekday = (n: number) => upcoming([1, 2, 3, 4, 5], n, now);
+  const upDay = (n: number) => upcoming([2, 4], n, now);
+  const seriesDay = upcoming([2], 1, now);
+  const endsOn = new Date(Date.parse(`${seriesDay}T12:00:00Z`) + 7 * 7 * 86_400_000).toISOString().slice(0, 10);
+  return {
+    offerings: [
+      { ref: 'cleaning', location_ref: 'downtown', name: 'Cleaning', duration_minutes: 30, team_member_refs: ['hygienist'] },
+      { ref: 'checkup', location_ref: 'downtown', name: 'Checkup', duration_minutes: 45 },
+      { ref: 'consultation', location_ref: 'uptown', name: 'Consultation', duration_minutes: 60, team_member_refs: ['dentist'] },
+      { ref: 'whitening', location_ref: 'uptown', name: 'Whitening', duration_minutes: 90, team_member_refs: ['dentist'] },
+    ],
+    territories: [
+      { ref: 'lower_manhattan', location_ref: 'downtown', name: 'Lower Manhattan', country_code: 'US',
+        postal_codes: ['10002', '10003', '10004', '10005', '10006', '10007', '10013', '10038'], team_member_refs: ['hygienist'] },
+    ],
+    appointments: [
+      booking('demo_cleaning_ann', weekday(1), '10:00', '10:30', { location_ref: 'downtown', team_member_ref: 'hygienist',
+        offering_ref: 'cleaning', contact_ref: 'ann', title: 'Cleaning', attendee: { notes: 'Prefers mornings' } }),
+      booking('demo_checkup_ben', weekday(1), '11:00', '11:45', { location_ref: 'downtown', team_member_ref: 'manager',
+        offering_ref: 'checkup', contact_ref: 'ben', title: 'Checkup' }),
+      booking('demo_checkup_eve', weekday(2), '14:00', '14:45', { location_ref: 'downtown', team_member_ref: 'hygienist',
+        offering_ref: 'checkup', contact_ref: 'eve', title: 'Checkup' }),
+      booking('demo_cancelled_hal', weekday(2), '15:00', '15:30', { location_ref: 'downtown', team_member_ref: 'hygienist',
+        offering_ref: 'cleaning', contact_ref: 'hal', title: 'Cleaning', cancelled: true }),
+      booking('demo_consult_cara', upDay(1), '10:00', '11:00', { location_ref: 'uptown', team_member_ref: 'dentist',
+        offering_ref: 'consultation', contact_ref: 'cara', title: 'Consultation' }),
+      booking('demo_whitening_finn', upDay(2), '13:00', '14:30', { location_ref: 'uptown', team_member_ref: 'dentist',
+        offering_ref: 'whitening', contact_ref: 'finn', title: 'Whitening' }),
+      booking('demo_weekly_dev', seriesDay, '08:00', '08:30', { location_ref: 'downtown', team_member_ref: 'hygienist',
+        offering_ref: 'cleaning', contact_ref: 'dev', title: 'Weekly aligner check',
+        recurrence: { rrule: `FREQ=WEEKLY;BYDAY=${WEEKDAY_CODES[new Date(`${seriesDay}T12:00:00Z`).getUTCDay()]}`, ends_on: endsOn } }),
+    ],
+    blocks: [
+      booking('demo_training', weekday(3), '13:00', '15:00', { location_ref: 'downtown', team_member_ref: 'hygienist', title: 'Training' }),
+      booking('demo_staff_meeting', weekday(4), '08:00', '09:00', { location_ref: 'downtown', team_member_ref: null, title: 'Staff meeting' }),
+    ],
+  };
+}
+
 export const appointmentsFixture: FixtureSection = {
   keys: {
     offerings: { list: Offering },
@@ -345,6 +418,8 @@ export const appointmentsFixture: FixtureSection = {
     blocks: { list: Block },
   },
   extend: { locations: LocationFields, users: UserFields },
+  // dated from when the process starts (`npm start` seeds an empty database, `svc seed demo`)
+  demo: demoBooking(),
   async apply(ctx, fixture) {
     const f = fixture as Part;
     const place = new Place(ctx);

@@ -4,6 +4,11 @@
 import test from 'ava';
 import { svc } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { demoBooking } from '../../src/appointments/fixture.ts';
+import { adminApply } from '../../src/admin/commands.ts';
+import { FixtureError } from '../../src/admin/fixture.ts';
+import { AREAS } from '../../src/areas.ts';
+import { demoFixture } from '../../src/seed/demo.ts';
 import { bookingFixture } from './reads-helpers.ts';
 
 let db: TestDatabase;
@@ -180,7 +185,13 @@ test.serial('bad booking entries are refused with one line naming the place, and
       /contacts\[1\]\.interactions\[0\]\.appointment_ref: the appointment is another contact's/],
   ];
   const { rows: [before] } = await db.owner.query('select count(*)::int as n from app_public.organizations');
+  // in process (a CLI start each would take a minute), then two through the CLI: one line on stderr
   for (const [more, message] of cases) {
+    const err = await adminApply(db.owner, tenant(more), AREAS).then(() => undefined, (e: unknown) => e);
+    t.true(err instanceof FixtureError, `${JSON.stringify(more)}: ${String(err)}`);
+    t.regex((err as Error).message, message, JSON.stringify(more));
+  }
+  for (const [more, message] of [cases[1]!, cases[19]!]) {
     const res = await apply(tenant(more));
     t.not(res.code, 0, JSON.stringify(more));
     t.regex(res.stderr.trim(), message, JSON.stringify(more));
@@ -188,4 +199,23 @@ test.serial('bad booking entries are refused with one line naming the place, and
   }
   const { rows: [after] } = await db.owner.query('select count(*)::int as n from app_public.organizations');
   t.is(after.n, before.n);
+});
+
+test('the demo organization books at wall-clock times in New York, whichever day it is seeded, DST weeks included', async (t) => {
+  for (const now of [undefined, '2030-03-08T20:00:00Z', '2030-10-31T23:30:00Z', '2030-12-31T12:00:00Z']) {
+    const demo = { ...demoFixture(), ...(now ? demoBooking(new Date(now)) : {}) };
+    const res = await apply(demo);
+    t.is(res.code, 0, res.stderr);
+    const out = JSON.parse(res.stdout);
+    const { rows } = await db.owner.query(
+      `select a.title, to_char(a.starts_at at time zone 'America/New_York', 'HH24:MI') as local, a.starts_at > now() as ahead
+         from app_public.appointments a where a.organization_id = $1 and a.rrule is null order by a.starts_at`, [out.organization_id]);
+    t.true(rows.length >= 8, now);
+    t.true(rows.every((r) => r.ahead), now);
+    t.is(rows.find((r) => r.title === 'Cleaning')?.local, '10:00', now);
+    const { rows: [series] } = await db.owner.query(
+      `select count(*)::int as n, count(distinct to_char(o.occurrence_start at time zone 'America/New_York', 'HH24:MI'))::int as times
+         from app_public.appointment_occurrences o where o.appointment_id = $1`, [out.ids.demo_weekly_dev]);
+    t.deepEqual(series, { n: 8, times: 1 }, now);
+  }
 });

@@ -29,7 +29,9 @@ test('admin apply FILE creates a tenant whose keys work; applying twice makes a 
   const first = await svc(['admin', 'apply', file], { databaseUrl: url });
   t.is(first.code, 0, first.stderr);
   const out = JSON.parse(first.stdout);
-  t.deepEqual(Object.keys(out).sort(), ['ids', 'key_ids', 'keys', 'organization_id']);
+  t.deepEqual(Object.keys(out).sort(), ['ids', 'key_ids', 'keys', 'organization_id', 'team_member_ids']);
+  // team members are staff profiles: managers and members have one by default
+  t.deepEqual(Object.keys(out.team_member_ids).sort(), ['mgr', 'quiet', 'staff', 'weak_mgr']);
   for (const ref of ['north', 'south', 'owner', 'mgr', 'staff', 'lead', 'won', 'ann', 'bob', 'cy']) t.regex(out.ids[ref], /^[0-9a-f-]{36}$/, ref);
   t.deepEqual(Object.keys(out.keys).sort(), Object.keys(out.key_ids).sort());
   for (const key of Object.values(out.keys)) t.regex(key as string, /^svc_sk_[A-Za-z0-9]{32}$/);
