@@ -174,7 +174,10 @@ grant execute on function app_hidden.territory_covers(uuid, uuid, text, text) to
 --------------------------------------------------------------------------------
 -- The caller's policies find the location and the offering (out of reach or unknown: 404); the
 -- slots come from the helpers above. Length: the offering's, else duration_minutes, else the
--- location's slot interval. Unstaffed locations offer their calendars' free time.
+-- location's slot interval. Unstaffed locations offer their calendars' free time. A slot is a
+-- start and an end (the spec's shape); who was considered is said once, beside the slots
+-- (team_member_ids, or calendar_ids): naming every free team member in every slot made the
+-- answer ten times larger for a location of 20, for what team_member_id asks directly.
 create or replace function app_public.appointments_availability(location_id uuid, day date, offering_id uuid default null,
   team_member_id uuid default null, postal_code text default null, country_code text default null,
   duration_minutes int default null)
@@ -224,25 +227,19 @@ begin
       from app_public.calendars c where c.organization_id = org and c.location_id = loc.id;
   end if;
 
-  with free as (
-    select * from app_hidden.free_ranges(loc, members, cals, app_hidden.local_day(day, loc.timezone))
+  with free as materialized (
+    select f.free from app_hidden.free_ranges(loc, members, cals, app_hidden.local_day(day, loc.timezone)) f
   ), starts as (
     -- each opening of the location's hours on that day starts a grid of slots
     select distinct s
       from app_hidden.opening_ranges(loc.hours, loc.timezone, app_hidden.local_day(day, loc.timezone)) w
       cross join lateral generate_series(lower(w.opening), upper(w.opening) - len, make_interval(mins => loc.slot_interval_minutes)) s
      where (s at time zone loc.timezone)::date = day
-  ), offered as (
-    select s.s,
-           array_agg(f.staff_profile_id order by f.ord) filter (where f.staff_profile_id is not null) as team_member_ids,
-           array_agg(f.calendar_id order by f.ord) filter (where f.calendar_id is not null) as calendar_ids
-      from starts s join free f on f.free @> tstzrange(s.s, s.s + len, '[)')
-     group by s.s
   )
-  select coalesce(jsonb_agg(jsonb_build_object('start', x.s, 'end', x.s + len,
-                                               'team_member_ids', coalesce(to_jsonb(x.team_member_ids), '[]'),
-                                               'calendar_ids', coalesce(to_jsonb(x.calendar_ids), '[]')) order by x.s), '[]')
-    into slots from offered x;
+  select coalesce(jsonb_agg(jsonb_build_object('start', x.s, 'end', x.s + len) order by x.s), '[]')
+    into slots
+    from starts x
+   where exists (select 1 from free f where f.free @> tstzrange(x.s, x.s + len, '[)'));
 
   return jsonb_build_object(
     'location_id', loc.id,
@@ -251,6 +248,8 @@ begin
     'offering_id', o.id,
     'duration_minutes', extract(epoch from len)::int / 60,
     'slot_interval_minutes', loc.slot_interval_minutes,
+    'team_member_ids', to_jsonb(members),
+    'calendar_ids', to_jsonb(cals),
     'slots', slots);
 end $$;
 comment on function app_public.appointments_availability(uuid, date, uuid, uuid, text, text, int) is

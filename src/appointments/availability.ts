@@ -17,12 +17,7 @@ const AvailabilityQuery = z.object({
     .describe('Length of the slots in minutes when no offering_id is sent (default: the location\'s slot interval)'),
 });
 
-const Slot = z.object({
-  start: timestamp,
-  end: timestamp,
-  team_member_ids: z.array(uuid).describe('Team members free for the whole slot, the first one a booking without team_member_id takes first'),
-  calendar_ids: z.array(uuid).describe('At a location that is not staffed: the calendars free for the whole slot'),
-});
+const Slot = z.object({ start: timestamp, end: timestamp });
 
 export const Availability = z.object({
   location_id: uuid,
@@ -31,7 +26,10 @@ export const Availability = z.object({
   offering_id: uuid.nullable(),
   duration_minutes: z.int(),
   slot_interval_minutes: z.int(),
-  slots: z.array(Slot),
+  team_member_ids: z.array(uuid).describe('The team members considered (who do the offering, cover the postal code; or the one asked for), '
+    + 'in the order a booking without team_member_id tries them; empty at a location that is not staffed'),
+  calendar_ids: z.array(uuid).describe('At a location that is not staffed: its calendars, whose free time the slots are'),
+  slots: z.array(Slot).describe('Starts where at least one of them is free for the whole length, earliest first'),
 });
 
 export const appointmentsAvailability = defineOperation({
@@ -46,8 +44,9 @@ export const appointmentsAvailability = defineOperation({
     + 'the whole length (the location\'s hours and the team member\'s working hours, less appointments and blocks). The length '
     + 'is the offering\'s (`offering_id`), else `duration_minutes`, else the slot interval. `team_member_id` narrows to one '
     + 'team member; `postal_code` (+ `country_code`) keeps only team members whose territory covers it (a home visit). At a '
-    + 'location that is not staffed the slots are its calendars\' free time. Each slot names who is free; book one with '
-    + 'appointments_create. 404 for a location, offering or team member out of reach.',
+    + 'location that is not staffed the slots are its calendars\' free time. Book one with appointments_create (without '
+    + 'team_member_id, the first free team member takes it; ask with team_member_id for one person\'s slots). 404 for a '
+    + 'location, offering or team member out of reach.',
   scope: 'appointments:read',
   memberAccess: 'scoped',
   managerPower: null,

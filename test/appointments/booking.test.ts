@@ -82,6 +82,10 @@ test.serial('a calendar of a location that is not staffed is booked by calendar_
   t.like(desk.body, { calendar_id: acme.ids.desk, location_id: acme.ids.london, team_member_id: null });
   const room = await book(app, acme.keys.org, { calendar_id: acme.ids.room, contact_id: acme.ids.lia, ...half('2030-03-06T09:00:00Z') });
   t.is(room.status, 201, JSON.stringify(room.body));
+  // both calendars taken at 09:00Z: no longer offered; 09:30Z still is
+  const slots = starts(await availability(app, acme.keys.org, { location_id: acme.ids.london, date: '2030-03-06' }));
+  t.false(slots.includes('2030-03-06T09:00:00.000Z'));
+  t.true(slots.includes('2030-03-06T09:30:00.000Z'));
   await refused(t, 409, 'slot_taken', acme.keys.org, { calendar_id: acme.ids.desk, contact_id: acme.ids.lia, ...half('2030-03-06T09:15:00Z') });
   await refused(t, 409, 'outside_hours', acme.keys.org, { calendar_id: acme.ids.desk, contact_id: acme.ids.lia, ...half('2030-03-06T08:30:00Z') });
   // the room's repeating series holds Mondays 09:30 London
