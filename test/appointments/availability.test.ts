@@ -3,18 +3,15 @@
 // across team members; narrowed by team member and territory; right on days of 23 and 25 hours.
 import test from 'ava';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { callTool } from '../helpers/mcp.ts';
-import { availability, dstFixture, starts } from './booking-helpers.ts';
+import { availability, starts, startBooking } from './booking-helpers.ts';
 import { teamMember } from './reads-helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 let other: Applied;
-test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(dstFixture()));
-  other = await app.apply(dstFixture('Other Co'));
-});
+test.before(async () => { ({ app, acme, other } = await startBooking()); });
 test.after.always(async () => { await app?.close(); });
 
 const at = (iso: string) => new Date(iso).toISOString();

@@ -5,7 +5,7 @@
 // member each, slots every 60 minutes: a day there has 23, 24 or 25 one-hour slots.
 import { randomUUID } from 'node:crypto';
 import type { Applied } from '../../src/admin/fixture.ts';
-import type { Answer, TestApp } from '../helpers/app.ts';
+import { startWithTenant, type Answer, type TestApp } from '../helpers/app.ts';
 import { acmeFixture, type Fixture } from '../helpers/fixtures.ts';
 import { pick, type MalformedInput, type Pools, type Rand } from '../helpers/fuzz.ts';
 import { teamMember, withBooking } from './reads-helpers.ts';
@@ -59,6 +59,12 @@ export function withBookingExtras(booking: Fixture): Fixture {
 
 /** The booking fixture with the DST locations: what the availability and booking suites start from. */
 export const dstFixture = (name = 'Acme Dental'): Fixture => withDstLocations(acmeFixture(name));
+
+/** The app over a fresh database with two tenants of dstFixture: Acme Dental and Other Co (for isolation). */
+export async function startBooking(): Promise<{ app: TestApp; acme: Applied; other: Applied }> {
+  const { app, tenant: acme } = await startWithTenant(dstFixture());
+  return { app, acme, other: await app.apply(dstFixture('Other Co')) };
+}
 
 /** GET appointments_availability with these query parameters. */
 export function availability(app: TestApp, key: string | undefined, query: Record<string, string | number | undefined>): Promise<Answer> {

@@ -3,19 +3,16 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { callTool } from '../helpers/mcp.ts';
 import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
-import { availability, book, cancel, dstFixture, northCleaning, starts } from './booking-helpers.ts';
+import { availability, book, cancel, northCleaning, starts, startBooking } from './booking-helpers.ts';
 import { teamMember } from './reads-helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 let other: Applied;
-test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(dstFixture()));
-  other = await app.apply(dstFixture('Other Co'));
-});
+test.before(async () => { ({ app, acme, other } = await startBooking()); });
 test.after.always(async () => { await app?.close(); });
 
 const org = () => acme.organization_id;

@@ -3,19 +3,16 @@
 // isolation across organizations and locations. Every refusal writes nothing.
 import test from 'ava';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { callTool } from '../helpers/mcp.ts';
 import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
-import { availability, book, cancel, dstFixture, northCleaning, reschedule, starts, update } from './booking-helpers.ts';
+import { availability, book, cancel, northCleaning, reschedule, starts, update, startBooking } from './booking-helpers.ts';
 import { teamMember } from './reads-helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 let other: Applied;
-test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(dstFixture()));
-  other = await app.apply(dstFixture('Other Co'));
-});
+test.before(async () => { ({ app, acme, other } = await startBooking()); });
 test.after.always(async () => { await app?.close(); });
 
 const org = () => acme.organization_id;
