@@ -55,18 +55,21 @@ grant execute on function app_hidden.local_day(date, text) to svc_request, svc_w
 --------------------------------------------------------------------------------
 -- Free time
 --------------------------------------------------------------------------------
--- Free time of each team member (or calendar) within `within`: the location's hours, cut to the
--- team member's own hours (NULL: the location's), less what keeps it busy: its live bookings and
--- blocks (at any location: one person is in one place at a time), occurrences of its live
--- series, and the location's own blocks and location-wide series, which keep everyone busy. In
--- the order given (`ord`). A definer: it reads the busy time of every team member, also for an
--- own-records MEMBER who cannot read those appointments, and answers ranges only, after the
--- caller's own policies found the location. One statement for every team member: each distinct
--- week of working hours is turned into ranges once, and the busy ranges are read in one pass
--- (the exclusion constraints' GiST indexes serve them).
+-- The time of each team member (or calendar) within `within`, in the order given (`ord`):
+--   open   the location's hours, less the location's own blocks and location-wide series (they
+--          keep everyone busy), cut to the team member's own hours (NULL: the location's)
+--   busy   its live bookings and blocks (at any location: one person is in one place at a time)
+--          and the occurrences of its live series
+-- A range is free for it when `open @> range and not busy && range`: no multirange is built per
+-- team member, and a caller looking for anyone free stops at the first. A definer: it reads the
+-- busy time of every team member, also for an own-records MEMBER who cannot read those
+-- appointments, and answers ranges only, after the caller's own policies found the location.
+-- Each distinct week of working hours is turned into ranges once, and the busy rows are read in
+-- one pass (the exclusion constraints' GiST indexes serve them).
 drop function if exists app_hidden.busy_ranges(uuid, uuid, uuid[], uuid[], tstzrange);
-create or replace function app_hidden.free_ranges(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange)
-returns table (staff_profile_id uuid, calendar_id uuid, ord int, free tstzmultirange)
+drop function if exists app_hidden.free_ranges(app_public.locations, uuid[], uuid[], tstzrange);
+create or replace function app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange)
+returns table (staff_profile_id uuid, calendar_id uuid, ord int, open tstzmultirange, busy tstzmultirange)
 language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
@@ -110,18 +113,19 @@ begin
          and (a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars))) x
      group by x.staff_profile_id, x.calendar_id
   )
-  select m.id, null::uuid, m.n::int, oh.r - coalesce(b.r, '{}')
+  select m.id, null::uuid, m.n::int, oh.r, coalesce(b.r, '{}')
     from members m
     join own_hours oh on oh.working_hours is not distinct from m.working_hours
     left join busy b on b.staff_profile_id = m.id
   union all
-  select null::uuid, c.id, c.n::int, open_location - coalesce(b.r, '{}')
+  select null::uuid, c.id, c.n::int, open_location, coalesce(b.r, '{}')
     from unnest(calendars) with ordinality c(id, n)
     left join busy b on b.calendar_id = c.id;
 end $$;
-comment on function app_hidden.free_ranges(app_public.locations, uuid[], uuid[], tstzrange) is
-  'Free time of each team member and calendar within a range: location hours * own hours - bookings, blocks and series occurrences.';
-grant execute on function app_hidden.free_ranges(app_public.locations, uuid[], uuid[], tstzrange) to svc_request, svc_worker;
+comment on function app_hidden.team_time(app_public.locations, uuid[], uuid[], tstzrange) is
+  'Open time (location hours less its blocks, * own hours) and busy time (bookings, blocks, series) of each team member '
+  'and calendar within a range: free for a range when open @> range and not busy && range.';
+grant execute on function app_hidden.team_time(app_public.locations, uuid[], uuid[], tstzrange) to svc_request, svc_worker;
 
 --------------------------------------------------------------------------------
 -- Who may do a booking
@@ -227,8 +231,8 @@ begin
       from app_public.calendars c where c.organization_id = org and c.location_id = loc.id;
   end if;
 
-  with free as materialized (
-    select f.free from app_hidden.free_ranges(loc, members, cals, app_hidden.local_day(day, loc.timezone)) f
+  with t as materialized (
+    select t.open, t.busy from app_hidden.team_time(loc, members, cals, app_hidden.local_day(day, loc.timezone)) t
   ), starts as (
     -- each opening of the location's hours on that day starts a grid of slots
     select distinct s
@@ -239,7 +243,7 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object('start', x.s, 'end', x.s + len) order by x.s), '[]')
     into slots
     from starts x
-   where exists (select 1 from free f where f.free @> tstzrange(x.s, x.s + len, '[)'));
+   where exists (select 1 from t where t.open @> tstzrange(x.s, x.s + len, '[)') and not t.busy && tstzrange(x.s, x.s + len, '[)'));
 
   return jsonb_build_object(
     'location_id', loc.id,

@@ -18,7 +18,7 @@
 --
 -- The functions run as the caller (its policies: another location's appointment, location,
 -- contact or calendar is 404); the busy time of others is read through definer helpers that answer
--- ranges only (app_hidden.free_ranges, app_hidden.held_by_blocks_or_series).
+-- ranges only (app_hidden.team_time, app_hidden.held_by_blocks_or_series).
 set local role svc_owner;
 
 --------------------------------------------------------------------------------
@@ -287,8 +287,8 @@ begin
     if cardinality(candidates) = 0 then
       perform app_hidden.raise_error(409, 'no_team_member_available', 'No team member who may take this booking works at that time');
     end if;
-    candidates := array(select f.staff_profile_id from app_hidden.free_ranges(loc, candidates, '{}', during) f
-                         where f.free @> during order by f.ord);
+    candidates := array(select t.staff_profile_id from app_hidden.team_time(loc, candidates, '{}', during) t
+                         where t.open @> during and not t.busy && during order by t.ord);
   end if;
   foreach chosen in array candidates loop
     continue when app_hidden.held_by_blocks_or_series(loc, chosen, null, during);
