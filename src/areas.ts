@@ -4,8 +4,10 @@
 import type { Area } from './registry/area.ts';
 import { appointments } from './appointments/index.ts';
 import { audiences } from './audiences/index.ts';
+import { calls } from './calls/index.ts';
 import { contacts } from './contacts/index.ts';
+import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
 import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, appointments];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, appointments, calls, forms];

@@ -95,10 +95,14 @@ $$;
 --------------------------------------------------------------------------------
 -- Locations and their booking resources
 --------------------------------------------------------------------------------
--- 404 unless the credential reaches the location (an id elsewhere is as absent as none).
+-- 404 unless the credential reaches the location (an id elsewhere is as absent as none); NULL
+-- (no location filter) has nothing to check.
 create or replace function app_hidden.require_location(location_id uuid) returns void
 language plpgsql stable as $$
 begin
+  if location_id is null then
+    return;
+  end if;
   perform 1 from app_public.locations l where l.organization_id = app_hidden.current_org_id() and l.id = require_location.location_id;
   if not found then
     perform app_hidden.raise_error(404, 'not_found', 'Location not found');
@@ -106,19 +110,23 @@ begin
 end $$;
 comment on function app_hidden.require_location(uuid) is 'Raises 404 unless the credential reaches the location.';
 
+-- A page of a small ordered list (a location's resources: tens of rows), sliced from all of it.
+create or replace function app_hidden.page_of(items jsonb, page int, page_size int) returns jsonb
+language sql immutable as $$
+  select jsonb_build_object(
+    'items', coalesce((select jsonb_agg(e.v order by e.i) from jsonb_array_elements(items) with ordinality e(v, i)
+                        where e.i > (page - 1)::bigint * page_size and e.i <= page::bigint * page_size), '[]'),
+    'total', jsonb_array_length(items), 'page', page, 'limit', page_size)
+$$;
+comment on function app_hidden.page_of(jsonb, int, int) is 'The page of a JSON array, with total, page and limit (pages checked by the caller).';
+
 create or replace function app_public.locations_list(page int, page_size int) returns jsonb
 language plpgsql stable as $$
-declare
-  total bigint;
-  items jsonb;
 begin
   page := app_hidden.page_number(page);
   page_size := app_hidden.page_limit(page_size);
-  select count(*) into total from app_public.locations l where l.organization_id = app_hidden.current_org_id();
-  select coalesce(jsonb_agg(app_hidden.location_json(p) order by p.name, p.id), '[]') into items
-    from (select * from app_public.locations l where l.organization_id = app_hidden.current_org_id()
-           order by l.name, l.id limit page_size offset (page - 1)::bigint * page_size) p;
-  return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', page_size);
+  return app_hidden.page_of((select coalesce(jsonb_agg(app_hidden.location_json(l) order by l.name, l.id), '[]')
+                               from app_public.locations l where l.organization_id = app_hidden.current_org_id()), page, page_size);
 end $$;
 comment on function app_public.locations_list(int, int) is 'locations_list: the locations the credential reaches, by name.';
 
@@ -133,54 +141,32 @@ comment on function app_public.locations_booking_options(uuid) is 'locations_boo
 create or replace function app_public.territories_list(location_id uuid, postal_code text, country_code text, page int, page_size int)
 returns jsonb
 language plpgsql stable as $$
-declare
-  total bigint;
-  items jsonb;
-  code text := app_hidden.postal_code_key(postal_code);
-  country text := upper(country_code);
 begin
   page := app_hidden.page_number(page);
   page_size := app_hidden.page_limit(page_size);
-  if location_id is not null then
-    perform app_hidden.require_location(location_id);
-  end if;
-  select count(*) into total from app_public.territories t
-   where t.organization_id = app_hidden.current_org_id()
-     and (territories_list.location_id is null or t.location_id = territories_list.location_id)
-     and (code is null or t.postal_codes @> array[code])
-     and (country is null or t.country_code = country);
-  select coalesce(jsonb_agg(app_hidden.territory_json(p) order by p.name, p.id), '[]') into items
-    from (select * from app_public.territories t
-           where t.organization_id = app_hidden.current_org_id()
-             and (territories_list.location_id is null or t.location_id = territories_list.location_id)
-             and (code is null or t.postal_codes @> array[code])
-             and (country is null or t.country_code = country)
-           order by t.name, t.id limit page_size offset (page - 1)::bigint * page_size) p;
-  return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', page_size);
+  perform app_hidden.require_location(location_id);
+  return app_hidden.page_of((
+    select coalesce(jsonb_agg(app_hidden.territory_json(t) order by t.name, t.id), '[]')
+      from app_public.territories t
+     where t.organization_id = app_hidden.current_org_id()
+       and (territories_list.location_id is null or t.location_id = territories_list.location_id)
+       and (territories_list.postal_code is null or t.postal_codes @> array[app_hidden.postal_code_key(territories_list.postal_code)])
+       and (territories_list.country_code is null or t.country_code = upper(territories_list.country_code))), page, page_size);
 end $$;
 comment on function app_public.territories_list(uuid, text, text, int, int) is
   'territories_list: territories in reach, optionally of one location and covering one postal code (spaces and case ignored).';
 
 create or replace function app_public.calendars_list(location_id uuid, page int, page_size int) returns jsonb
 language plpgsql stable as $$
-declare
-  total bigint;
-  items jsonb;
 begin
   page := app_hidden.page_number(page);
   page_size := app_hidden.page_limit(page_size);
-  if location_id is not null then
-    perform app_hidden.require_location(location_id);
-  end if;
-  select count(*) into total from app_public.calendars c
-   where c.organization_id = app_hidden.current_org_id() and (calendars_list.location_id is null or c.location_id = calendars_list.location_id);
-  select coalesce(jsonb_agg(jsonb_build_object('id', p.id, 'location_id', p.location_id, 'name', p.name) order by p.name, p.id), '[]')
-    into items
-    from (select * from app_public.calendars c
-           where c.organization_id = app_hidden.current_org_id()
-             and (calendars_list.location_id is null or c.location_id = calendars_list.location_id)
-           order by c.name, c.id limit page_size offset (page - 1)::bigint * page_size) p;
-  return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', page_size);
+  perform app_hidden.require_location(location_id);
+  return app_hidden.page_of((
+    select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'location_id', c.location_id, 'name', c.name) order by c.name, c.id), '[]')
+      from app_public.calendars c
+     where c.organization_id = app_hidden.current_org_id()
+       and (calendars_list.location_id is null or c.location_id = calendars_list.location_id)), page, page_size);
 end $$;
 comment on function app_public.calendars_list(uuid, int, int) is 'calendars_list: calendars in reach, optionally of one location.';
 
@@ -213,14 +199,6 @@ $$;
 comment on function app_hidden.listed_appointments(timestamptz, timestamptz, text, text, uuid) is
   'The live bookings starting in a window, one row per occurrence of a series, optionally of one contact (by id, attendee phone or email).';
 
--- A 400 naming a query parameter, as REST's validation would.
-create or replace function app_hidden.query_error(param text, message text) returns void
-language plpgsql as $$
-begin
-  perform app_hidden.raise_error(400, 'bad_request', format('query.%s: %s', param, message),
-    jsonb_build_object('issues', jsonb_build_array(jsonb_build_object('path', 'query.' || param, 'message', message))));
-end $$;
-
 create or replace function app_public.appointments_list(window_from timestamptz, window_to timestamptz, contact_id uuid, page int, page_size int)
 returns jsonb
 language plpgsql stable as $$
@@ -236,9 +214,9 @@ begin
   window_from := coalesce(window_from, now());
   window_to := coalesce(window_to, window_from + interval '30 days');
   if window_to <= window_from then
-    perform app_hidden.query_error('to', 'must be after from (the window is empty)');
+    perform app_hidden.page_error('to', 'must be after from (the window is empty)');
   elsif window_to > window_from + interval '92 days' then
-    perform app_hidden.query_error('to', 'at most 92 days after from');
+    perform app_hidden.page_error('to', 'at most 92 days after from');
   end if;
   if contact_id is not null then
     select c.phone, c.email_key into c_phone, c_email from app_public.contacts c
@@ -275,8 +253,8 @@ comment on function app_public.appointments_get(uuid) is
 grant execute on function app_hidden.location_json(app_public.locations), app_hidden.listed_team_member_ids(uuid, uuid, uuid[]),
   app_hidden.offering_team_member_ids(app_public.offerings),
   app_hidden.territory_team_member_ids(app_public.territories), app_hidden.location_booking_options(uuid, uuid),
-  app_hidden.territory_json(app_public.territories), app_hidden.require_location(uuid),
-  app_hidden.listed_appointments(timestamptz, timestamptz, text, text, uuid), app_hidden.query_error(text, text)
+  app_hidden.territory_json(app_public.territories), app_hidden.require_location(uuid), app_hidden.page_of(jsonb, int, int),
+  app_hidden.listed_appointments(timestamptz, timestamptz, text, text, uuid)
   to svc_request, svc_worker;
 grant execute on function app_public.locations_list(int, int), app_public.locations_booking_options(uuid),
   app_public.territories_list(uuid, text, text, int, int), app_public.calendars_list(uuid, int, int),

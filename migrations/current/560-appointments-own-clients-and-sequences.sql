@@ -70,7 +70,7 @@ create trigger _500_own_clients after insert or delete or update of status, staf
 insert into app_private.sequence_trigger_types (type, area, description, fields, position) values
   ('appointment_booked', 'appointments', 'Contacts enter when an appointment is booked for them through the API (appointments_create).',
    '{"location_id": {"type": "uuid", "required": false,
-                     "description": "Only bookings at this location (locations_list); absent: at any location."}}', 4)
+                     "description": "Only bookings at this location (locations_list); absent: at any location."}}', 5)
 on conflict (type) do update set area = excluded.area, description = excluded.description, fields = excluded.fields,
   position = excluded.position;
 

@@ -12,6 +12,7 @@ import { operationsOf } from '../registry/area.ts';
 import { openApiDocument } from '../registry/openapi.ts';
 import { serve } from '../server.ts';
 import { drainJobs, startWorker } from '../worker.ts';
+import { adminFormSubmit } from '../forms/submit.ts';
 import {
   AdminError, FixtureError, adminApply, readOutbox, revokeKey, setRoleAccess, updateOrg, updateUser,
 } from '../admin/commands.ts';
@@ -37,6 +38,7 @@ const USAGE = `usage: svc <command>
   admin org update --id ORG_ID [--mcp on|off] [--tag-limit N]
   admin outbox --org ORG_ID [--since ISO]
   admin jobs drain [--timeout S]      run every background job due now, then exit
+  admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
   seed demo                          create the demo organization and print its keys`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -135,6 +137,10 @@ async function admin(argv: string[]): Promise<void> {
       const transports = createTransports(config);
       return withOwner(async (_pool, db) => print(await drainJobs(db.ownerUrl, transports,
         { timeoutMs: seconds === undefined ? undefined : seconds * 1000, baseUrl: config.baseUrl })));
+    }
+    case 'form submit': {
+      const { values } = args(rest, { form: { type: 'string' }, payload: { type: 'string' }, 'elapsed-ms': { type: 'string' } });
+      return withOwner(async (pool) => print(await adminFormSubmit(pool, values.form, values.payload, values['elapsed-ms'])));
     }
     default:
       throw new UsageError(`unknown admin command: ${argv.join(' ') || '(none)'}`);

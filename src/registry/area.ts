@@ -24,7 +24,8 @@ export interface TaskDeps {
  * limited per route like every route.
  */
 export interface PublicPage {
-  method: 'GET' | 'POST';
+  /** OPTIONS: a CORS preflight the page answers itself. */
+  method: 'GET' | 'POST' | 'OPTIONS';
   /** An express path, not under /api/v1 (`/unsubscribe/:token`). */
   path: string;
   /** `pool` is the request pool (svc_login): the page sets its own role and calls only what it is granted. */

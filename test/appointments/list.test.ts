@@ -4,17 +4,14 @@
 // phone or email, paging, reach by organization and location, own-records MEMBERs, and MCP.
 import test from 'ava';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { withMcpClient } from '../helpers/mcp.ts';
-import { bookingFixture, teamMember } from './reads-helpers.ts';
+import { bookingFixture, startBookingApp, teamMember } from './reads-helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 let other: Applied;
-test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(bookingFixture()));
-  other = await app.apply(bookingFixture('Other Dental'));
-});
+test.before(async () => { ({ app, acme, other } = await startBookingApp()); });
 test.after.always(async () => { await app?.close(); });
 
 const MARCH = 'from=2030-03-01T00:00:00Z&to=2030-04-15T00:00:00Z';

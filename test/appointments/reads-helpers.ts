@@ -20,6 +20,7 @@
 // Blocks: holiday (north, location-wide, Fri 8 Mar all day), sam_off (north, staff, Wed 6 Mar
 // 09:00–11:00 New York).
 import type { Applied } from '../../src/admin/fixture.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture, type Fixture } from '../helpers/fixtures.ts';
 import { pick, type MalformedInput } from '../helpers/fuzz.ts';
 
@@ -105,6 +106,12 @@ export function withBooking(base: Fixture): Fixture {
 /** acmeFixture with the booking data above. */
 export function bookingFixture(name = 'Acme Dental'): Fixture {
   return withBooking(acmeFixture(name));
+}
+
+/** The service with two organizations from bookingFixture: Acme Dental and Other Dental (for isolation). */
+export async function startBookingApp(): Promise<{ app: TestApp; acme: Applied; other: Applied }> {
+  const { app, tenant: acme } = await startWithTenant(bookingFixture());
+  return { app, acme, other: await app.apply(bookingFixture('Other Dental')) };
 }
 
 /** The team member id (staff profile id) of a user ref of an applied fixture. */

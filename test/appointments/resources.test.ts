@@ -2,17 +2,14 @@
 // reach across organizations and locations (an id elsewhere is 404), the scope, and MCP.
 import test from 'ava';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { withMcpClient } from '../helpers/mcp.ts';
-import { bookingFixture, teamMember } from './reads-helpers.ts';
+import { startBookingApp, teamMember } from './reads-helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 let other: Applied;
-test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(bookingFixture()));
-  other = await app.apply(bookingFixture('Other Dental'));
-});
+test.before(async () => { ({ app, acme, other } = await startBookingApp()); });
 test.after.always(async () => { await app?.close(); });
 
 const get = (key: string, path: string) => app.request('GET', path, { key });

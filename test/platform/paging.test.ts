@@ -11,6 +11,7 @@ import type { Applied } from '../../src/admin/fixture.ts';
 let app: TestApp;
 let acme: Applied;
 let audienceId: string;
+const NO_FORM = '00000000-0000-4000-8000-000000000000';
 test.before(async () => {
   ({ app, tenant: acme } = await startWithTenant(contactsFixture()));
   // more contacts than a default page holds
@@ -42,6 +43,11 @@ const PAGED: Paged[] = [
     sql: (p, l) => [`select app_public.contacts_list_interactions($1, null, null, $2, $3) as result`, [acme.ids.ann, p, l]] },
   { name: 'audiences_list_members', pages: false, rest: (q) => `/api/v1/audiences/${audienceId}/contacts?${q}`,
     sql: (_p, l) => [`select app_public.audiences_list_members($1, null, $2) as result`, [audienceId, l]] },
+  // the page is checked before the form is looked for (this fixture has none)
+  { name: 'forms_list_submissions', pages: true, rest: (q) => `/api/v1/forms/${NO_FORM}/submissions?${q}`,
+    sql: (p, l) => [`select app_public.forms_list_submissions($1, $2, $3, null, null, null, null) as result`, [NO_FORM, p, l]] },
+  { name: 'calls_list', pages: false, rest: (q) => `/api/v1/calls?${q}`,
+    sql: (_p, l) => [`select app_public.calls_list(null, null, null, $1) as result`, [l]] },
 ];
 const BAD_LIMITS: [number, string][] = [
   [0, 'query.limit: Too small: expected number to be >=1'],

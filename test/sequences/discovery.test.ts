@@ -39,8 +39,8 @@ function instance(t: { type: string; fields: Record<string, any> }, all: boolean
 
 test('every trigger type listed is accepted with its required fields, and with all of them; others are refused', async (t) => {
   const { items } = await read('triggers');
-  // appointment_booked is the appointments area's (migrations/current/560-…)
-  t.deepEqual(items.map((i: { type: string }) => i.type), ['manual', 'event', 'tag_added', 'appointment_booked']);
+  // form_submitted is the forms area's, appointment_booked the appointments area's
+  t.deepEqual(items.map((i: { type: string }) => i.type), ['manual', 'event', 'tag_added', 'form_submitted', 'appointment_booked']);
   for (const type of items) {
     for (const all of [false, true]) {
       const res = await create(automation({ trigger: instance(type, all) }));
@@ -54,7 +54,7 @@ test('every trigger type listed is accepted with its required fields, and with a
       t.is((await create(automation({ trigger: missing }))).status, 400, `${type.type} without ${k}`);
     }
   }
-  t.is((await create(automation({ trigger: { type: 'form_submitted', form_id: acme.ids.north } }))).status, 400);
+  t.is((await create(automation({ trigger: { type: 'review_left', location_id: acme.ids.north } }))).status, 400);
 });
 
 test('every exit-condition type of the vocabulary is accepted; the vocabulary\'s exits and the capabilities\' agree', async (t) => {
@@ -68,26 +68,26 @@ test('every exit-condition type of the vocabulary is accepted; the vocabulary\'s
 });
 
 test.serial('a trigger or exit type added by an area\'s row is offered and accepted; removed, neither', async (t) => {
-  t.is((await create(automation({ trigger: { type: 'form_submitted', form_id: acme.ids.north } }))).status, 400);
-  t.is((await create(automation({ exit_conditions: [{ type: 'form_submitted' }] }))).status, 400);
+  t.is((await create(automation({ trigger: { type: 'review_left', location_id: acme.ids.north } }))).status, 400);
+  t.is((await create(automation({ exit_conditions: [{ type: 'review_left' }] }))).status, 400);
   await rows(app, `insert into app_private.sequence_trigger_types (type, area, description, fields, position)
-    values ('form_submitted', 'forms', 'A form was submitted.', '{"form_id": {"type": "uuid", "required": true}}', 4)`);
+    values ('review_left', 'reviews', 'The contact left a review.', '{"location_id": {"type": "uuid", "required": true}}', 4)`);
   await rows(app, `insert into app_private.sequence_exit_types (type, area, description, fields, position)
-    values ('form_submitted', 'forms', 'The contact submitted a form.', '{"form_id": {"type": "uuid"}}', 6)`);
+    values ('review_left', 'reviews', 'The contact left a review.', '{"location_id": {"type": "uuid"}}', 6)`);
   try {
-    t.true((await read('triggers')).items.some((i: { type: string }) => i.type === 'form_submitted'));
-    t.true((await read('capabilities')).exit_condition_types.includes('form_submitted'));
-    const res = await create(automation({ trigger: { type: 'form_submitted', form_id: acme.ids.north },
-      exit_conditions: [{ type: 'form_submitted' }, { type: 'form_submitted', form_id: acme.ids.north }] }));
+    t.true((await read('triggers')).items.some((i: { type: string }) => i.type === 'review_left'));
+    t.true((await read('capabilities')).exit_condition_types.includes('review_left'));
+    const res = await create(automation({ trigger: { type: 'review_left', location_id: acme.ids.north },
+      exit_conditions: [{ type: 'review_left' }, { type: 'review_left', location_id: acme.ids.north }] }));
     t.is(res.status, 201, JSON.stringify(res.body));
-    t.is((await create(automation({ trigger: { type: 'form_submitted' } }))).status, 400);
-    t.is((await create(automation({ trigger: { type: 'form_submitted', form_id: 'nope' } }))).status, 400);
+    t.is((await create(automation({ trigger: { type: 'review_left' } }))).status, 400);
+    t.is((await create(automation({ trigger: { type: 'review_left', location_id: 'nope' } }))).status, 400);
   } finally {
-    await rows(app, `delete from app_private.sequence_trigger_types where type = 'form_submitted'`);
-    await rows(app, `delete from app_private.sequence_exit_types where type = 'form_submitted'`);
+    await rows(app, `delete from app_private.sequence_trigger_types where type = 'review_left'`);
+    await rows(app, `delete from app_private.sequence_exit_types where type = 'review_left'`);
   }
-  t.false((await read('triggers')).items.some((i: { type: string }) => i.type === 'form_submitted'));
-  t.is((await create(automation({ trigger: { type: 'form_submitted', form_id: acme.ids.north } }))).status, 400);
+  t.false((await read('triggers')).items.some((i: { type: string }) => i.type === 'review_left'));
+  t.is((await create(automation({ trigger: { type: 'review_left', location_id: acme.ids.north } }))).status, 400);
 });
 
 test('every variable listed may be used, with and without a default, and activates', async (t) => {

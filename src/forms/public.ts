@@ -1,0 +1,87 @@
+// The public form endpoint, outside /api/v1 and with no key (the form's id in the URL names it):
+//   GET  /forms/:formId/token        a render-time token for the page's hidden _token field
+//   POST /forms/:formId/submissions  a submission, as JSON or application/x-www-form-urlencoded
+// Both answer CORS for the form's allowed origins (its sites), with their preflights. Spam is
+// stored as spam and answered like an accepted submission (a bot learns nothing); a payload that
+// does not fit the fields is a 400 naming them, and stores nothing.
+import type { Request, Response } from 'express';
+import { readRawBody } from '../http/body.ts';
+import { ApiError, badRequest } from '../platform/errors.ts';
+import { parseJsonBody } from '../platform/input.ts';
+import type { PublicPage } from '../registry/area.ts';
+import { HONEYPOT_FIELD, TOKEN_FIELD, formToken, publicForm, submitForm, type PublicForm } from './submit.ts';
+
+const MAX_BODY = 64 * 1024;
+
+
+/** The submitted fields: a JSON object, or urlencoded pairs (a key given twice is a 400). */
+function fieldsOf(req: Request, raw: Buffer): Record<string, unknown> {
+  const type = (req.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') {
+    const body = parseJsonBody(raw);
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object of field values');
+    return body as Record<string, unknown>;
+  }
+  if (type === 'application/x-www-form-urlencoded') {
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    } catch {
+      throw badRequest('The request body is not valid UTF-8');
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of new URLSearchParams(text)) {
+      if (Object.hasOwn(out, k)) throw badRequest(`body.${k.slice(0, 100)}: given twice`);
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  throw new ApiError(415, 'unsupported_media_type', 'Send the form as application/json or application/x-www-form-urlencoded');
+}
+
+/** CORS for the form's sites: the request's Origin echoed when the form allows it. */
+function cors(req: Request, res: Response, form: PublicForm | undefined): void {
+  res.vary('Origin');
+  const origin = req.get('origin');
+  if (origin && form?.allowed_origins.includes(origin)) {
+    res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Methods': 'GET, POST',
+      'Access-Control-Allow-Headers': 'Content-Type', 'Access-Control-Max-Age': '600' });
+  }
+}
+
+const formOf = async (req: Request, pool: Parameters<PublicPage['handle']>[2]['pool']) => publicForm(pool, String(req.params.formId));
+
+const preflight = (path: string): PublicPage => ({
+  method: 'OPTIONS',
+  path,
+  async handle(req, res, { pool }) {
+    cors(req, res, await formOf(req, pool).catch(() => undefined));
+    res.status(204).end();
+  },
+});
+
+export const formPages: PublicPage[] = [
+  preflight('/forms/:formId/token'),
+  preflight('/forms/:formId/submissions'),
+  {
+    method: 'GET',
+    path: '/forms/:formId/token',
+    async handle(req, res, { pool }) {
+      const form = await formOf(req, pool);
+      cors(req, res, form);
+      res.set('Cache-Control', 'no-store').json({ token: await formToken(pool, form.id), token_field: TOKEN_FIELD,
+        honeypot_field: HONEYPOT_FIELD, fields: form.fields });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/forms/:formId/submissions',
+    async handle(req, res, { pool }) {
+      const form = await formOf(req, pool);
+      cors(req, res, form);
+      const fields = fieldsOf(req, await readRawBody(req, MAX_BODY, 'A form submission'));
+      const done = await submitForm(pool, form, fields, { clientAddress: req.ip ?? req.socket.remoteAddress ?? undefined });
+      res.status(201).set('Cache-Control', 'no-store').json({ id: done.submission_id, received: true });
+    },
+  },
+];
