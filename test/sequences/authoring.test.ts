@@ -138,7 +138,7 @@ test.serial('create validates steps, edges, triggers and exit conditions, naming
     [{ name: 'x', steps, edges: [{ from: 'hello', to: 'nudge', condition: { field: 'event.bounced', op: 'exists' } }] }, /condition/],
     [{ name: 'x', steps, edges: [{ from: 'hello', to: 'nudge', condition: { field: 'field_values.nope', op: 'exists' } }] }, /custom field/],
     [{ name: 'x', steps, edges: [{ from: 'hello', to: 'nudge', condition: { field: 'email', op: 'gt', value: 'a' } }] }, /condition/],
-    [{ name: 'x', trigger: { type: 'form_submitted', form_id: '00000000-0000-4000-8000-000000000000' } }, /trigger\.type/],
+    [{ name: 'x', trigger: { type: 'review_left', location_id: '00000000-0000-4000-8000-000000000000' } }, /trigger\.type/],
     [{ name: 'x', trigger: { type: 'call_completed' } }, /trigger\.type/],
     [{ name: 'x', trigger: { type: 'appointment_booked', location_id: 'north' } }, /trigger\.location_id/],
     [{ name: 'x', trigger: { type: 'event' } }, /trigger\.event/],
