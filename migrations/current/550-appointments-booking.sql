@@ -42,15 +42,16 @@ grant insert, update on app_public.appointments to svc_request;
 -- Claim helpers
 --------------------------------------------------------------------------------
 create or replace function app_hidden.current_may_book_team_member(staff_profile_id uuid) returns boolean
-language sql stable parallel safe as $$
-  select coalesce(case app_hidden.current_role()
+language plpgsql stable parallel safe as $$
+begin
+  return coalesce(case app_hidden.current_role()
     when 'owner' then true
     when 'admin' then true
     when 'manager' then 'appointments' = any(app_hidden.current_powers())
-                        or staff_profile_id = (select app_hidden.current_staff_profile_id())
-    when 'member' then staff_profile_id = (select app_hidden.current_staff_profile_id())
-    else false end, false)
-$$;
+                        or current_may_book_team_member.staff_profile_id = app_hidden.current_staff_profile_id()
+    when 'member' then current_may_book_team_member.staff_profile_id = app_hidden.current_staff_profile_id()
+    else false end, false);
+end $$;
 comment on function app_hidden.current_may_book_team_member(uuid) is
   'Whether the credential may book or change an appointment of this team member: owner and admin any; a manager with '
   'the appointments power any (at its locations); a manager without it and a member only itself; keys with no role, '
@@ -60,14 +61,15 @@ grant execute on function app_hidden.current_may_book_team_member(uuid) to svc_r
 -- An organization key whose creator has left (deactivated) cannot book: the booking would have
 -- no one answerable for it (spec: 422 "creator of key left the organization").
 create or replace function app_hidden.current_key_creator_left() returns boolean
-language sql stable security definer
+language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-  select coalesce((select not p.active
+begin
+  return coalesce((select not p.active
                      from app_private.api_keys k
                      join app_public.people p on p.organization_id = k.organization_id and p.id = k.created_by
                     where k.id = app_hidden.current_credential_id() and k.organization_id = app_hidden.current_org_id()
-                      and k.kind = 'organization'), false)
-$$;
+                      and k.kind = 'organization'), false);
+end $$;
 comment on function app_hidden.current_key_creator_left() is 'Whether the credential is an organization key whose creator is no longer active.';
 grant execute on function app_hidden.current_key_creator_left() to svc_request;
 
@@ -94,33 +96,35 @@ grant execute on function app_hidden.booking_options(uuid, uuid) to svc_request;
 create or replace function app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid,
   during tstzrange, except_id uuid default null)
 returns boolean
-language sql stable security definer
+language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-  select exists (
+begin
+  return exists (
     select 1 from app_public.appointments a
      where a.organization_id = loc.organization_id and a.location_id = loc.id and a.status = 'booked' and a.rrule is null
        and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null and a.during && held_by_blocks_or_series.during
-       and a.id is distinct from except_id)
+       and a.id is distinct from held_by_blocks_or_series.except_id)
   or exists (
     select 1 from app_public.appointment_occurrences o
       join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
      where o.organization_id = loc.organization_id and o.during && held_by_blocks_or_series.during and a.status = 'booked'
        and (a.staff_profile_id = held_by_blocks_or_series.staff_profile_id or a.calendar_id = held_by_blocks_or_series.calendar_id
-            or (a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null)))
-$$;
+            or (a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null)));
+end $$;
 grant execute on function app_hidden.held_by_blocks_or_series(app_public.locations, uuid, uuid, tstzrange, uuid) to svc_request;
 
 -- Whether the range lies inside the location's hours (and the team member's own, when named).
 create or replace function app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) returns boolean
-language sql stable security definer
+language plpgsql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-  select app_hidden.opening_multirange(loc.hours, loc.timezone, during) @> during
-     and (staff_profile_id is null
+begin
+  return app_hidden.opening_multirange(loc.hours, loc.timezone, within_hours.during) @> within_hours.during
+     and (within_hours.staff_profile_id is null
           or app_hidden.opening_multirange(
                coalesce((select sp.working_hours from app_public.staff_profiles sp
                           where sp.organization_id = loc.organization_id and sp.id = within_hours.staff_profile_id), loc.hours),
-               loc.timezone, during) @> during)
-$$;
+               loc.timezone, within_hours.during) @> within_hours.during);
+end $$;
 grant execute on function app_hidden.within_hours(app_public.locations, uuid, tstzrange) to svc_request;
 
 -- Concurrent inserts of overlapping ranges for one team member or calendar can deadlock inside
@@ -131,9 +135,11 @@ grant execute on function app_hidden.within_hours(app_public.locations, uuid, ts
 -- the waiters. Taken by every booking write, always one target at a time in the order of
 -- location_team_members, so two of these locks never wait on each other in a cycle.
 create or replace function app_hidden.lock_booking_target(organization_id uuid, target uuid) returns void
-language sql as $$
-  select pg_advisory_xact_lock(hashtextextended('appointments:' || organization_id::text || ':' || target::text, 0))
-$$;
+language plpgsql as $$
+begin
+  perform pg_advisory_xact_lock(hashtextextended('appointments:' || lock_booking_target.organization_id::text || ':'
+                                                 || lock_booking_target.target::text, 0));
+end $$;
 comment on function app_hidden.lock_booking_target(uuid, uuid) is
   'Orders concurrent writers of one team member''s or calendar''s time (see above); the exclusion constraint decides.';
 grant execute on function app_hidden.lock_booking_target(uuid, uuid) to svc_request;
