@@ -17,6 +17,7 @@ import {
   AdminError, FixtureError, adminApply, readOutbox, revokeKey, setRoleAccess, updateOrg, updateUser,
 } from '../admin/commands.ts';
 import { describeSeed, seedDemo } from '../seed/demo.ts';
+import { inboundEmail, inboundSms } from '../conversations/inbound.ts';
 
 class UsageError extends Error {}
 
@@ -38,6 +39,8 @@ const USAGE = `usage: svc <command>
   admin org update --id ORG_ID [--mcp on|off] [--tag-limit N]
   admin outbox --org ORG_ID [--since ISO]
   admin jobs drain [--timeout S]      run every background job due now, then exit
+  admin inbound sms --to E164 --from E164 --body TEXT
+  admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID]
   admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
   seed demo                          create the demo organization and print its keys`;
 
@@ -137,6 +140,17 @@ async function admin(argv: string[]): Promise<void> {
       const transports = createTransports(config);
       return withOwner(async (_pool, db) => print(await drainJobs(db.ownerUrl, transports,
         { timeoutMs: seconds === undefined ? undefined : seconds * 1000, baseUrl: config.baseUrl })));
+    }
+    case 'inbound sms': {
+      const { values } = args(rest, { to: { type: 'string' }, from: { type: 'string' }, body: { type: 'string' } });
+      return withOwner(async (pool) => print(await inboundSms(pool, values)));
+    }
+    case 'inbound email': {
+      const { values } = args(rest, {
+        to: { type: 'string' }, from: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' },
+        'in-reply-to': { type: 'string' },
+      });
+      return withOwner(async (pool) => print(await inboundEmail(pool, { ...values, inReplyTo: values['in-reply-to'] })));
     }
     case 'form submit': {
       const { values } = args(rest, { form: { type: 'string' }, payload: { type: 'string' }, 'elapsed-ms': { type: 'string' } });
