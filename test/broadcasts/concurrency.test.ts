@@ -4,21 +4,18 @@
 // occurrence, no contact messaged twice by one run, counts adding up).
 import test from 'ava';
 import pg from 'pg';
-import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { prng } from '../helpers/random.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { fireDue } from '../../src/broadcasts/fire.ts';
 import { sendRun } from '../../src/broadcasts/run.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
-import { engineFixture } from '../sequences/engine-helpers.ts';
-import { insertSendSchedule } from '../sequences/helpers.ts';
-import { insertAudience, insertBroadcast, schedulePath } from './helpers.ts';
+import { insertAudience, insertBroadcast, schedulePath, startBroadcastsApp } from './helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(engineFixture()));
-  await insertSendSchedule(app.db, acme.organization_id);
+  ({ app, acme } = await startBroadcastsApp());
 });
 test.after.always(async () => { await app?.close(); });
 

@@ -1,12 +1,21 @@
 // The broadcasts suites' shared setup: audiences and broadcasts written as the owner, a schedule
 // made due, the scheduler and the run jobs run in-process, and the broadcasts part of the
 // malformed-input suite.
-import type { TestApp } from '../helpers/app.ts';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { Applied } from '../../src/admin/fixture.ts';
+import { engineFixture } from '../sequences/engine-helpers.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { pick, type MalformedInput } from '../helpers/fuzz.ts';
 import { runJobs, sinkOnly } from '../helpers/messages.ts';
 import type { Transports } from '../../src/delivery/index.ts';
 import { insertSendSchedule } from '../sequences/helpers.ts';
+
+/** The app with the engine's tenant (acme with a no-consent and a suppressed contact) and a default send window. */
+export async function startBroadcastsApp(): Promise<{ app: TestApp; acme: Applied }> {
+  const { app, tenant } = await startWithTenant(engineFixture());
+  await insertSendSchedule(app.db, tenant.organization_id);
+  return { app, acme: tenant };
+}
 
 /** A static audience of these contacts; its id. */
 export async function insertAudience(db: TestDatabase, organizationId: string, contactIds: readonly string[], name = 'Newsletter'): Promise<string> {

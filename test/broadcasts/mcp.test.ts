@@ -1,19 +1,16 @@
 // The schedule operations as MCP tools: listed for a key that may write sequences, the same
 // answers and refusals as REST (structuredContent), through the SDK's client as an agent connects.
 import test from 'ava';
-import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { callTool, toolNames, withMcpClient } from '../helpers/mcp.ts';
 import { unchanged } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { engineFixture } from '../sequences/engine-helpers.ts';
-import { insertSendSchedule } from '../sequences/helpers.ts';
-import { drainBroadcasts, insertAudience, insertBroadcast, makeScheduleDue } from './helpers.ts';
+import { drainBroadcasts, insertAudience, insertBroadcast, makeScheduleDue, startBroadcastsApp } from './helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(engineFixture()));
-  await insertSendSchedule(app.db, acme.organization_id);
+  ({ app, acme } = await startBroadcastsApp());
 });
 test.after.always(async () => { await app?.close(); });
 

@@ -4,21 +4,18 @@
 // message, recurring fires, one run per occurrence with several workers, cancel and pause.
 import test from 'ava';
 import pg from 'pg';
-import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { recording, runJobs, sinkOnly } from '../helpers/messages.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { fireDue } from '../../src/broadcasts/fire.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
-import { engineFixture } from '../sequences/engine-helpers.ts';
-import { insertSendSchedule } from '../sequences/helpers.ts';
-import { drainBroadcasts, insertAudience, insertBroadcast, makeScheduleDue, outboxOf, runsOf, scheduleRow, schedulePath } from './helpers.ts';
+import { drainBroadcasts, insertAudience, insertBroadcast, makeScheduleDue, outboxOf, runsOf, scheduleRow, schedulePath, startBroadcastsApp } from './helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 let everyone: string[];
 test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(engineFixture()));
-  await insertSendSchedule(app.db, acme.organization_id);
+  ({ app, acme } = await startBroadcastsApp());
   everyone = ['ann', 'bob', 'cy', 'dee', 'eve'].map((c) => acme.ids[c]!);
 });
 test.after.always(async () => { await app?.close(); });
