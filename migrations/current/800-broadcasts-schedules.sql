@@ -374,7 +374,9 @@ declare
 begin
   select b.next_fire_at into at from app_public.broadcast_schedules b
    where b.organization_id = broadcast_queue_fire.organization_id and b.sequence_id = broadcast_queue_fire.sequence_id
-     and b.status = 'scheduled';
+     and b.status = 'scheduled'
+     -- a request queues only for its own organization (the owner, with no claims, for any)
+     and (app_hidden.current_org_id() is null or b.organization_id = app_hidden.current_org_id());
   if at is not null then
     perform app_private.add_job('broadcast_fire', '{}', 'broadcast_fire:' || broadcast_queue_fire.sequence_id, at);
   end if;
