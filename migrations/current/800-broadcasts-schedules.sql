@@ -71,6 +71,9 @@ comment on table app_public.broadcast_runs is
 -- an occurrence fires once, whatever number of workers look at the same moment
 create unique index if not exists broadcast_runs_one_per_occurrence on app_public.broadcast_runs (organization_id, sequence_id, fire_at);
 alter table app_public.broadcast_runs add column if not exists progress_at timestamptz not null default now();
+-- the last recipient (enrollment id, in id order) a batch claimed: the next batch starts after
+-- it, so a batch reads only what is left, not the index entries of those already sent
+alter table app_public.broadcast_runs add column if not exists claimed_through uuid;
 create index if not exists broadcast_runs_sending on app_public.broadcast_runs (progress_at) where status = 'sending';
 create index if not exists broadcast_runs_by_sequence on app_public.broadcast_runs (organization_id, sequence_id, started_at desc, id);
 

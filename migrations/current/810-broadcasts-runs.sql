@@ -174,6 +174,7 @@ begin
 
   ids := array(select e.id from app_public.enrollments e
                 where e.organization_id = r.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
+                  and e.id > coalesce(r.claimed_through, '00000000-0000-0000-0000-000000000000')
                 order by e.id limit size);
   if cardinality(ids) = 0 then
     perform app_private.broadcast_finish(r.organization_id, r.id);
@@ -209,7 +210,7 @@ begin
   update app_private.outbox o set meta = o.meta || jsonb_build_object('run_id', r.id)
    where o.organization_id = r.organization_id and o.id = any(sunk);
   update app_public.broadcast_runs x
-     set in_flight = flight, progress_at = now(), sent = x.sent + sent_now, skipped = x.skipped + skipped_now
+     set in_flight = flight, progress_at = now(), claimed_through = ids[cardinality(ids)], sent = x.sent + sent_now, skipped = x.skipped + skipped_now
    where x.organization_id = r.organization_id and x.id = r.id;
   return jsonb_build_object('action', 'batch', 'messages', messages, 'handled', cardinality(ids));
 end $$;
