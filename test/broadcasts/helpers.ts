@@ -101,6 +101,14 @@ export const malformedInput: MalformedInput = {
     made.scheduled.push(drafted, running);
     made.runs.push(run.id);
   },
+  // The audiences' cases archive audiences drawn from every id of the organization; a broadcast
+  // whose audience is archived is blocked (400), so before the starts its audience is restored.
+  async prepare(app, tenant, operationId) {
+    if (operationId !== 'sequences_start_schedule') return;
+    await app.db.owner.query(`update app_public.audiences a set archived_at = null
+       from app_public.sequences s where s.organization_id = $1 and s.id = any($2::uuid[])
+        and a.organization_id = s.organization_id and a.id = s.audience_id`, [tenant.organization_id, made.scheduled]);
+  },
   // Near-valid bodies succeed only as a whole (once: send_at alone; recurring: rrule and timezone,
   // no send_at), so the values lean to one consistent body: recurring, a valid rule and zone, no
   // send_at; the schema's own draws and the odd bad value still cover the rest.

@@ -45,6 +45,12 @@ export interface MalformedInput {
    * paused): each case goes over REST first, so their successes are counted there.
    */
   onceOnly?: readonly string[];
+  /**
+   * Restores, before an operation's cases run, the state some of them need that the cases of
+   * operations before it may have changed (a broadcast's audience archived by the audiences'
+   * cases): called once per operation of any area, it acts only on the operations it knows.
+   */
+  prepare?: (app: TestApp, tenant: Applied, operationId: string) => Promise<void>;
 }
 
 /** A JSON Schema node, as zod writes it. */

@@ -90,5 +90,8 @@ export function composeMalformedInput(...parts: MalformedInput[]): MalformedInpu
     },
     values: Object.assign({}, ...parts.map((p) => p.values ?? {})),
     onceOnly: parts.flatMap((p) => p.onceOnly ?? []),
+    async prepare(app, tenant, operationId) {
+      for (const p of parts) await p.prepare?.(app, tenant, operationId);
+    },
   };
 }
