@@ -135,7 +135,7 @@ export async function startReplicaPair(binaries = findPostgresBinaries()): Promi
     appendFileSync(join(primaryDir, 'postgresql.conf'), [
       '', `port = ${primaryPort}`, "listen_addresses = '127.0.0.1'", "unix_socket_directories = ''",
       'wal_level = replica', 'max_wal_senders = 4', 'max_replication_slots = 4', 'hot_standby = on',
-      'max_connections = 40', 'shared_buffers = 64MB', 'fsync = off', 'synchronous_commit = off', 'full_page_writes = on',
+      'max_connections = 40', 'shared_buffers = 64MB', 'fsync = off', 'full_page_writes = on',
       "password_encryption = 'scram-sha-256'", '',
     ].join('\n'));
     writeFileSync(join(primaryDir, 'pg_hba.conf'), [
@@ -201,7 +201,7 @@ export async function startReplicaPair(binaries = findPostgresBinaries()): Promi
         await p.connect();
         await s.connect();
         try {
-          const { rows: [{ lsn }] } = await p.query(`select pg_current_wal_lsn()::text as lsn`);
+          const { rows: [{ lsn }] } = await p.query(`select pg_current_wal_insert_lsn()::text as lsn`);
           const until = Date.now() + timeoutMs;
           for (;;) {
             const { rows: [r] } = await s.query(`select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn() >= $1::pg_lsn as done`, [lsn]);
