@@ -104,6 +104,9 @@ export async function createAnalyst(pool: pg.Pool, ownerUrl: string, a: AnalystC
     await c.query(`alter role ${ident} set statement_timeout = ${pg.escapeLiteral(statementTimeout)}`);
     await c.query(`alter role ${ident} set idle_in_transaction_session_timeout = '5min'`);
     await c.query(`alter role ${ident} set default_transaction_read_only = on`);
+    // as for svc_login: the policies' subplans inflate a statement's estimated cost past the JIT
+    // thresholds, and compiling then costs far more than the scan (bench/RESULTS.md, analysts)
+    await c.query(`alter role ${ident} set jit = off`);
     await c.query(
       `insert into app_private.analysts (role_name, organization_id, location_ids, all_organizations) values ($1, $2, $3, $4)`,
       [role, org, locations, Boolean(a.allOrganizations)]);

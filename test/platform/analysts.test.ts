@@ -275,6 +275,7 @@ test.serial('analyst roles carry a statement_timeout and a connection limit, in 
   const { rows: [defaults] } = await replicaOwner.query(`select rolconnlimit, rolconfig from pg_roles where rolname = $1`, [analysts.acme!.name]);
   t.is(defaults.rolconnlimit, 5);
   t.true(defaults.rolconfig.includes('statement_timeout=60s'));
+  t.true(defaults.rolconfig.includes('jit=off') && defaults.rolconfig.includes('default_transaction_read_only=on'));
   await onReplica(limited, async (c) => {
     t.is((await c.query(`show statement_timeout`)).rows[0].statement_timeout, '300ms');
     await t.throwsAsync(c.query(`select pg_sleep(3)`), { code: '57014' });
