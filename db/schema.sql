@@ -1,7 +1,21 @@
--- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql) leave.
--- migrations sha256:20e30086c7891b0599fb6c4c02dab055ccfeb2b381d8d1fc0b6bc7a59b601fe4
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 900-analysts.sql, 901-current_org_id.sql, 902-current_user_id.sql, 903-current_credential_id.sql, 904-current_role.sql, 905-current_reaches_all_locations.sql, 906-current_location_ids.sql, 907-current_powers.sql, 908-current_scopes.sql, 909-current_records_level.sql, 910-current_sms_enabled.sql, 911-analytics-views.sql, 919-analyst-grants.sql) leave.
+-- migrations sha256:442521203afa0d660717a0117d3294d57e2fc0627d0bdecf95f11f8dc112bfff
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
+
+--
+-- Name: app_analytics; Type: SCHEMA; Schema: -; Owner: svc_owner
+--
+
+CREATE SCHEMA app_analytics;
+
+ALTER SCHEMA app_analytics OWNER TO svc_owner;
+
+--
+-- Name: SCHEMA app_analytics; Type: COMMENT; Schema: -; Owner: svc_owner
+--
+
+COMMENT ON SCHEMA app_analytics IS 'Read-only views for analysts on replicas, under the tables'' row-level policies.';
 
 --
 -- Name: app_hidden; Type: SCHEMA; Schema: -; Owner: svc_owner
@@ -113,6 +127,37 @@ ALTER TYPE app_hidden.audience_filter OWNER TO svc_owner;
 --
 
 COMMENT ON TYPE app_hidden.audience_filter IS 'An audience definition compiled by app_hidden.audience_filter(): condition over contacts c, with $1..$5 bound to the arrays.';
+
+--
+-- Name: analyst_claim(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.analyst_claim(claim text) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case
+    when a.role_name is not null then
+      case claim
+        when 'organization_id' then coalesce(a.organization_id::text, '')
+        when 'location_ids' then case when a.location_ids is null then '*' else a.location_ids::text end
+        else ''
+      end
+    when not r.rolsuper and pg_catalog.pg_has_role(r.oid, 'svc_analyst', 'USAGE') then ''
+    else pg_catalog.current_setting('svc.' || claim, true)
+  end
+  from pg_catalog.pg_roles r
+  left join app_private.analysts a on a.role_name = r.rolname
+  where r.rolname = session_user
+$$;
+
+ALTER FUNCTION app_hidden.analyst_claim(claim text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION analyst_claim(claim text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.analyst_claim(claim text) IS 'A claim for a session that is not svc_login''s: from app_private.analysts for an analyst (its own row only), else the svc.* setting. Read through app_hidden.session_claim.';
 
 --
 -- Name: appointments; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -1878,10 +1923,16 @@ COMMENT ON FUNCTION app_hidden.contacts_upsert_row(email public.citext, name tex
 CREATE FUNCTION app_hidden.current_credential_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select nullif(current_setting('svc.credential_id', true), '')::uuid
+  select nullif(app_hidden.session_claim('credential_id'), '')::uuid
 $$;
 
 ALTER FUNCTION app_hidden.current_credential_id() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_credential_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_credential_id() IS 'The key of the current request; NULL for analysts.';
 
 --
 -- Name: current_has_power(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -1928,9 +1979,10 @@ COMMENT ON FUNCTION app_hidden.current_in_reach(location_id uuid) IS 'Whether a 
 CREATE FUNCTION app_hidden.current_location_ids() RETURNS uuid[]
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
+  -- one expression (no FROM), so PostgreSQL inlines it into the statement that calls it
   select case
-    when current_setting('svc.location_ids', true) = '*' then null
-    else coalesce(nullif(current_setting('svc.location_ids', true), '')::uuid[], '{}')
+    when app_hidden.session_claim('location_ids') = '*' then null
+    else coalesce(nullif(app_hidden.session_claim('location_ids'), '')::uuid[], '{}')
   end
 $$;
 
@@ -1940,7 +1992,7 @@ ALTER FUNCTION app_hidden.current_location_ids() OWNER TO svc_owner;
 -- Name: FUNCTION current_location_ids(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_location_ids() IS 'Locations a location-bound credential reaches; NULL when it reaches the whole organization, empty when unset.';
+COMMENT ON FUNCTION app_hidden.current_location_ids() IS 'Locations a location-bound credential (or analyst) reaches; NULL when it reaches the whole organization, empty when unset.';
 
 --
 -- Name: current_may_write_sequence(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -1969,7 +2021,7 @@ COMMENT ON FUNCTION app_hidden.current_may_write_sequence(location_id uuid) IS '
 CREATE FUNCTION app_hidden.current_org_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select nullif(current_setting('svc.organization_id', true), '')::uuid
+  select nullif(app_hidden.session_claim('organization_id'), '')::uuid
 $$;
 
 ALTER FUNCTION app_hidden.current_org_id() OWNER TO svc_owner;
@@ -1978,7 +2030,7 @@ ALTER FUNCTION app_hidden.current_org_id() OWNER TO svc_owner;
 -- Name: FUNCTION current_org_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_org_id() IS 'Organization of the current credential; NULL (sees nothing) when unset.';
+COMMENT ON FUNCTION app_hidden.current_org_id() IS 'Organization of the current credential (an analyst''s: its mapping); NULL (sees nothing) when unset.';
 
 --
 -- Name: current_own_client_ids(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2010,10 +2062,16 @@ COMMENT ON FUNCTION app_hidden.current_own_client_ids() IS 'Contacts that are th
 CREATE FUNCTION app_hidden.current_powers() RETURNS text[]
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(nullif(current_setting('svc.powers', true), '')::text[], '{}')
+  select coalesce(nullif(app_hidden.session_claim('powers'), '')::text[], '{}')
 $$;
 
 ALTER FUNCTION app_hidden.current_powers() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_powers(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_powers() IS 'Manager powers of the credential; none for analysts.';
 
 --
 -- Name: current_reaches_all_locations(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2022,7 +2080,7 @@ ALTER FUNCTION app_hidden.current_powers() OWNER TO svc_owner;
 CREATE FUNCTION app_hidden.current_reaches_all_locations() RETURNS boolean
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(current_setting('svc.location_ids', true) = '*', false)
+  select coalesce(app_hidden.session_claim('location_ids') = '*', false)
 $$;
 
 ALTER FUNCTION app_hidden.current_reaches_all_locations() OWNER TO svc_owner;
@@ -2031,7 +2089,7 @@ ALTER FUNCTION app_hidden.current_reaches_all_locations() OWNER TO svc_owner;
 -- Name: FUNCTION current_reaches_all_locations(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_reaches_all_locations() IS 'True only when the credential explicitly reaches the whole organization.';
+COMMENT ON FUNCTION app_hidden.current_reaches_all_locations() IS 'True only when the credential (or the analyst''s mapping) explicitly reaches the whole organization.';
 
 --
 -- Name: current_reads_calls_of(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2080,10 +2138,16 @@ COMMENT ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) 
 CREATE FUNCTION app_hidden.current_records_level() RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(nullif(current_setting('svc.records_level', true), ''), 'all')
+  select coalesce(nullif(app_hidden.session_claim('records_level'), ''), 'all')
 $$;
 
 ALTER FUNCTION app_hidden.current_records_level() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_records_level(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_records_level() IS 'all, or own for a member who reads only their own clients; all for analysts (their reach is their locations).';
 
 --
 -- Name: current_role(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2092,7 +2156,7 @@ ALTER FUNCTION app_hidden.current_records_level() OWNER TO svc_owner;
 CREATE FUNCTION app_hidden."current_role"() RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select nullif(current_setting('svc.role', true), '')
+  select nullif(app_hidden.session_claim('role'), '')
 $$;
 
 ALTER FUNCTION app_hidden."current_role"() OWNER TO svc_owner;
@@ -2101,7 +2165,7 @@ ALTER FUNCTION app_hidden."current_role"() OWNER TO svc_owner;
 -- Name: FUNCTION "current_role"(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden."current_role"() IS 'Effective role: organization (key with no role), owner, admin, manager or member.';
+COMMENT ON FUNCTION app_hidden."current_role"() IS 'Effective role: organization (key with no role), owner, admin, manager or member; NULL for analysts.';
 
 --
 -- Name: current_scopes(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2110,10 +2174,16 @@ COMMENT ON FUNCTION app_hidden."current_role"() IS 'Effective role: organization
 CREATE FUNCTION app_hidden.current_scopes() RETURNS text[]
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(nullif(current_setting('svc.scopes', true), '')::text[], '{}')
+  select coalesce(nullif(app_hidden.session_claim('scopes'), '')::text[], '{}')
 $$;
 
 ALTER FUNCTION app_hidden.current_scopes() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_scopes(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_scopes() IS 'Scopes of the key; none for analysts.';
 
 --
 -- Name: current_sees_contact_details(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2140,7 +2210,7 @@ COMMENT ON FUNCTION app_hidden.current_sees_contact_details() IS 'Whether the cr
 CREATE FUNCTION app_hidden.current_sms_enabled() RETURNS boolean
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(nullif(current_setting('svc.sms_enabled', true), '')::boolean, false)
+  select coalesce(nullif(app_hidden.session_claim('sms_enabled'), '')::boolean, false)
 $$;
 
 ALTER FUNCTION app_hidden.current_sms_enabled() OWNER TO svc_owner;
@@ -2149,7 +2219,7 @@ ALTER FUNCTION app_hidden.current_sms_enabled() OWNER TO svc_owner;
 -- Name: FUNCTION current_sms_enabled(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_sms_enabled() IS 'Whether the credential may text (a MEMBER''s SMS setting; a MEMBER key never); false when unset.';
+COMMENT ON FUNCTION app_hidden.current_sms_enabled() IS 'Whether the credential may text (a MEMBER''s SMS setting; a MEMBER key never); false when unset and for analysts.';
 
 --
 -- Name: current_staff_profile_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2178,7 +2248,7 @@ COMMENT ON FUNCTION app_hidden.current_staff_profile_id() IS 'The staff profile 
 CREATE FUNCTION app_hidden.current_user_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select nullif(current_setting('svc.user_id', true), '')::uuid
+  select nullif(app_hidden.session_claim('user_id'), '')::uuid
 $$;
 
 ALTER FUNCTION app_hidden.current_user_id() OWNER TO svc_owner;
@@ -2187,7 +2257,7 @@ ALTER FUNCTION app_hidden.current_user_id() OWNER TO svc_owner;
 -- Name: FUNCTION current_user_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_user_id() IS 'Person the credential acts for; NULL for organization keys.';
+COMMENT ON FUNCTION app_hidden.current_user_id() IS 'Person the credential acts for; NULL for organization keys and analysts.';
 
 --
 -- Name: custom_field_value_fits(text, jsonb, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2803,6 +2873,158 @@ $$;
 ALTER FUNCTION app_hidden.like_anywhere(value text) OWNER TO svc_owner;
 
 --
+-- Name: listed_appointments(timestamp with time zone, timestamp with time zone, text, text, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.listed_appointments(window_start timestamp with time zone, window_end timestamp with time zone, contact_phone text, contact_email text, contact_id uuid) RETURNS TABLE(a app_public.appointments, starts_at timestamp with time zone, occurrence_start timestamp with time zone)
+    LANGUAGE sql STABLE
+    AS $$
+  select a, a.starts_at, null::timestamptz
+    from app_public.appointments a
+   where a.organization_id = app_hidden.current_org_id() and a.kind = 'appointment' and a.status = 'booked' and a.rrule is null
+     and a.starts_at >= window_start and a.starts_at < window_end
+     and (listed_appointments.contact_id is null or a.contact_id = listed_appointments.contact_id
+          or a.attendee_phone = contact_phone or lower(a.attendee_email) = contact_email)
+  union all
+  select a, o.occurrence_start, o.occurrence_start
+    from app_public.appointment_occurrences o
+    join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+   where o.organization_id = app_hidden.current_org_id() and a.kind = 'appointment' and a.status = 'booked' and a.rrule is not null
+     and o.occurrence_start >= window_start and o.occurrence_start < window_end
+     and (listed_appointments.contact_id is null or a.contact_id = listed_appointments.contact_id
+          or a.attendee_phone = contact_phone or lower(a.attendee_email) = contact_email)
+$$;
+
+ALTER FUNCTION app_hidden.listed_appointments(window_start timestamp with time zone, window_end timestamp with time zone, contact_phone text, contact_email text, contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION listed_appointments(window_start timestamp with time zone, window_end timestamp with time zone, contact_phone text, contact_email text, contact_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.listed_appointments(window_start timestamp with time zone, window_end timestamp with time zone, contact_phone text, contact_email text, contact_id uuid) IS 'The live bookings starting in a window, one row per occurrence of a series, optionally of one contact (by id, attendee phone or email).';
+
+--
+-- Name: listed_team_member_ids(uuid, uuid, uuid[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) RETURNS uuid[]
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce(array_agg(m order by ord), '{}')
+    from app_hidden.location_team_members(organization_id, location_id) with ordinality t(m, ord)
+   where cardinality(listed) = 0 or m = any(listed)
+$$;
+
+ALTER FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) IS 'The listed team members still at the location (all of its team members when none is listed), oldest first.';
+
+--
+-- Name: location_booking_options(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'location_id', l.id,
+    'timezone', l.timezone,
+    'staffed', l.staffed,
+    'slot_interval_minutes', l.slot_interval_minutes,
+    'offerings', coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'duration_minutes', o.duration_minutes,
+                                                               'team_member_ids', to_jsonb(app_hidden.offering_team_member_ids(o)))
+                                            order by o.name, o.id)
+                             from app_public.offerings o where o.organization_id = l.organization_id and o.location_id = l.id), '[]'),
+    'team_member_ids', coalesce((select jsonb_agg(m order by ord)
+                                   from app_hidden.location_team_members(l.organization_id, l.id) with ordinality t(m, ord)), '[]'),
+    'team_members', coalesce((select jsonb_agg(jsonb_build_object('id', sp.id, 'name', sp.display_name,
+                                                                  'working_hours', coalesce(sp.working_hours, l.hours)) order by t.ord)
+                                from app_hidden.location_team_members(l.organization_id, l.id) with ordinality t(m, ord)
+                                join app_public.staff_profiles sp on sp.organization_id = l.organization_id and sp.id = t.m), '[]'),
+    'calendars', coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'name', c.name) order by c.name, c.id)
+                             from app_public.calendars c where c.organization_id = l.organization_id and c.location_id = l.id), '[]'))
+    from app_public.locations l
+   where l.organization_id = location_booking_options.organization_id and l.id = location_booking_options.location_id
+$$;
+
+ALTER FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION location_booking_options(organization_id uuid, location_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) IS 'A location''s offerings (with duration and team members), team members (with working hours), and calendars; NULL when out of reach.';
+
+--
+-- Name: locations; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.locations (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    staffed boolean DEFAULT true NOT NULL,
+    sms_number text,
+    hours jsonb DEFAULT '[]'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    slot_interval_minutes integer DEFAULT 15 NOT NULL,
+    address jsonb,
+    CONSTRAINT locations_address_check CHECK (((address IS NULL) OR (jsonb_typeof(address) = 'object'::text))),
+    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT locations_slot_interval_minutes_check CHECK (((slot_interval_minutes >= 5) AND (slot_interval_minutes <= 240)))
+);
+
+ALTER TABLE app_public.locations OWNER TO svc_owner;
+
+--
+-- Name: TABLE locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.locations IS 'A place of business with its IANA time zone and opening hours.';
+
+--
+-- Name: COLUMN locations.hours; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.hours IS 'Opening hours: [{day: mon..sun, open: HH:MM, close: HH:MM}].';
+
+--
+-- Name: COLUMN locations.slot_interval_minutes; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.slot_interval_minutes IS 'Spacing of the starts of offered slots (minutes from each opening).';
+
+--
+-- Name: COLUMN locations.address; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.address IS 'Street address: {line1, line2, city, region, postal_code, country_code}.';
+
+--
+-- Name: location_json(app_public.locations); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.location_json(l app_public.locations) RETURNS jsonb
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select jsonb_build_object('id', l.id, 'name', l.name, 'timezone', l.timezone, 'staffed', l.staffed, 'hours', l.hours,
+                            'slot_interval_minutes', l.slot_interval_minutes, 'address', l.address)
+$$;
+
+ALTER FUNCTION app_hidden.location_json(l app_public.locations) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION location_json(l app_public.locations); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.location_json(l app_public.locations) IS 'A location as locations_list answers it.';
+
+--
 -- Name: location_team_members(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -2963,6 +3185,48 @@ ALTER FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OU
 COMMENT ON FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OUT location_id uuid) IS 'The organization (and location, when it is a location''s) of one of the service''s numbers; 404 unknown, 409 shared by organizations.';
 
 --
+-- Name: offerings; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.offerings (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    location_id uuid NOT NULL,
+    name text NOT NULL,
+    duration_minutes integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT offerings_duration_minutes_check CHECK (((duration_minutes >= 5) AND (duration_minutes <= 1440))),
+    CONSTRAINT offerings_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.offerings OWNER TO svc_owner;
+
+--
+-- Name: TABLE offerings; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.offerings IS 'A service a location books, with its length. A location with offerings requires one on booking (offering_required).';
+
+--
+-- Name: offering_team_member_ids(app_public.offerings); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) RETURNS uuid[]
+    LANGUAGE sql STABLE
+    AS $$
+  select app_hidden.listed_team_member_ids(o.organization_id, o.location_id,
+    array(select x.staff_profile_id from app_public.offering_team_members x where x.organization_id = o.organization_id and x.offering_id = o.id))
+$$;
+
+ALTER FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION offering_team_member_ids(o app_public.offerings); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) IS 'Team members who do the offering, oldest first.';
+
+--
 -- Name: page_error(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -3027,6 +3291,27 @@ ALTER FUNCTION app_hidden.page_number(page integer) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.page_number(page integer) IS 'The page to answer: 1 when NULL; 400 naming query.page below 1 (spec: Limits).';
+
+--
+-- Name: page_of(jsonb, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.page_of(items jsonb, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select jsonb_build_object(
+    'items', coalesce((select jsonb_agg(e.v order by e.i) from jsonb_array_elements(items) with ordinality e(v, i)
+                        where e.i > (page - 1)::bigint * page_size and e.i <= page::bigint * page_size), '[]'),
+    'total', jsonb_array_length(items), 'page', page, 'limit', page_size)
+$$;
+
+ALTER FUNCTION app_hidden.page_of(items jsonb, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION page_of(items jsonb, page integer, page_size integer); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.page_of(items jsonb, page integer, page_size integer) IS 'The page of a JSON array, with total, page and limit (pages checked by the caller).';
 
 --
 -- Name: postal_code_key(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3220,6 +3505,31 @@ ALTER FUNCTION app_hidden.require_contact(contact_id uuid) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.require_contact(contact_id uuid) IS 'Raises 404 unless the credential can read the contact.';
+
+--
+-- Name: require_location(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.require_location(location_id uuid) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if location_id is null then
+    return;
+  end if;
+  perform 1 from app_public.locations l where l.organization_id = app_hidden.current_org_id() and l.id = require_location.location_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.require_location(location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION require_location(location_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.require_location(location_id uuid) IS 'Raises 404 unless the credential reaches the location.';
 
 --
 -- Name: require_static(app_public.audiences); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4577,6 +4887,25 @@ ALTER FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key te
 COMMENT ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key text, address text, contact_id uuid, base_url text, sinks text[]) IS 'sequences_test_step''s send as the owner: send-time checks (reason_code), the rendered message stored; with the sink, delivered at once; otherwise answered for the caller to hand to its transport.';
 
 --
+-- Name: session_claim(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.session_claim(claim text) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select case when session_user = 'svc_login' then pg_catalog.current_setting('svc.' || claim, true)
+              else app_hidden.analyst_claim(claim) end
+$$;
+
+ALTER FUNCTION app_hidden.session_claim(claim text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION session_claim(claim text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.session_claim(claim text) IS 'The text of claim svc.<claim> for this session: the setting for svc_login, the analyst''s mapping for an analyst.';
+
+--
 -- Name: step_delay(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -4642,6 +4971,63 @@ ALTER FUNCTION app_hidden.template_unknown_variables(template text) OWNER TO svc
 --
 
 COMMENT ON FUNCTION app_hidden.template_unknown_variables(template text) IS 'The placeholder names of a template that are not sequence variables, and any {{ that opens no placeholder (as its text).';
+
+--
+-- Name: territories; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.territories (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    location_id uuid NOT NULL,
+    name text NOT NULL,
+    country_code text NOT NULL,
+    postal_codes text[] DEFAULT '{}'::text[] NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT territories_country_code_check CHECK ((country_code ~ '^[A-Z]{2}$'::text)),
+    CONSTRAINT territories_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT territories_postal_codes_check CHECK (((array_position(postal_codes, NULL::text) IS NULL) AND (cardinality(postal_codes) <= 10000)))
+);
+
+ALTER TABLE app_public.territories OWNER TO svc_owner;
+
+--
+-- Name: TABLE territories; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.territories IS 'Postal codes (normalized by app_hidden.postal_code_key) in one country that a location''s team members visit.';
+
+--
+-- Name: territory_json(app_public.territories); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.territory_json(t app_public.territories) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('id', t.id, 'location_id', t.location_id, 'name', t.name, 'country_code', t.country_code,
+                            'postal_codes', to_jsonb(t.postal_codes), 'team_member_ids', to_jsonb(app_hidden.territory_team_member_ids(t)))
+$$;
+
+ALTER FUNCTION app_hidden.territory_json(t app_public.territories) OWNER TO svc_owner;
+
+--
+-- Name: territory_team_member_ids(app_public.territories); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.territory_team_member_ids(t app_public.territories) RETURNS uuid[]
+    LANGUAGE sql STABLE
+    AS $$
+  select app_hidden.listed_team_member_ids(t.organization_id, t.location_id,
+    array(select x.staff_profile_id from app_public.territory_team_members x where x.organization_id = t.organization_id and x.territory_id = t.id))
+$$;
+
+ALTER FUNCTION app_hidden.territory_team_member_ids(t app_public.territories) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION territory_team_member_ids(t app_public.territories); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.territory_team_member_ids(t app_public.territories) IS 'Team members who cover the territory, oldest first.';
 
 --
 -- Name: unsubscribe_confirm(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -6298,6 +6684,78 @@ ALTER FUNCTION app_private.tg_sms_opt_outs__sequences() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_sms_opt_outs__sequences() IS 'A number opted out: its contacts'' SMS sequences are cancelled.';
 
 --
+-- Name: appointments_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_get(appointment_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  a app_public.appointments;
+begin
+  select * into a from app_public.appointments x
+   where x.organization_id = app_hidden.current_org_id() and x.id = appointments_get.appointment_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Appointment not found');
+  end if;
+  return app_hidden.appointment_json(a);
+end $$;
+
+ALTER FUNCTION app_public.appointments_get(appointment_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_get(appointment_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_get(appointment_id uuid) IS 'appointments_get: one appointment or block in reach (a series: recurring, its first start), cancelled ones too.';
+
+--
+-- Name: appointments_list(timestamp with time zone, timestamp with time zone, uuid, integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  total bigint;
+  items jsonb;
+  c_phone text;
+  c_email text;
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  -- spec: from defaults to now, to to 30 days after from; the window is not empty and at most 92 days
+  window_from := coalesce(window_from, now());
+  window_to := coalesce(window_to, window_from + interval '30 days');
+  if window_to <= window_from then
+    perform app_hidden.page_error('to', 'must be after from (the window is empty)');
+  elsif window_to > window_from + interval '92 days' then
+    perform app_hidden.page_error('to', 'at most 92 days after from');
+  end if;
+  if contact_id is not null then
+    select c.phone, c.email_key into c_phone, c_email from app_public.contacts c
+     where c.organization_id = app_hidden.current_org_id() and c.id = appointments_list.contact_id;
+    if not found then
+      perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+    end if;
+  end if;
+  select count(*) into total from app_hidden.listed_appointments(window_from, window_to, c_phone, c_email, contact_id);
+  select coalesce(jsonb_agg(app_hidden.appointment_json(p.a, p.occurrence_start) order by p.starts_at, (p.a).id), '[]') into items
+    from (select * from app_hidden.listed_appointments(window_from, window_to, c_phone, c_email, contact_id) x
+           order by x.starts_at, (x.a).id limit page_size offset (page - 1)::bigint * page_size) p;
+  return jsonb_build_object('items', items, 'total', total, 'page', page, 'limit', page_size,
+                            'from', window_from, 'to', window_to);
+end $$;
+
+ALTER FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) IS 'appointments_list: live bookings starting in [from, to), earliest first, one row per occurrence of a repeating series.';
+
+--
 -- Name: audiences_add_member(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -6585,6 +7043,32 @@ ALTER FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) OWNER 
 --
 
 COMMENT ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) IS 'audiences_update: changes the fields present (definition replaced whole; is_archived false restores); kind cannot change; 400 for a definition over the limits.';
+
+--
+-- Name: calendars_list(uuid, integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.calendars_list(location_id uuid, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  perform app_hidden.require_location(location_id);
+  return app_hidden.page_of((
+    select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'location_id', c.location_id, 'name', c.name) order by c.name, c.id), '[]')
+      from app_public.calendars c
+     where c.organization_id = app_hidden.current_org_id()
+       and (calendars_list.location_id is null or c.location_id = calendars_list.location_id)), page, page_size);
+end $$;
+
+ALTER FUNCTION app_public.calendars_list(location_id uuid, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION calendars_list(location_id uuid, page integer, page_size integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.calendars_list(location_id uuid, page integer, page_size integer) IS 'calendars_list: calendars in reach, optionally of one location.';
 
 --
 -- Name: calls_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -7261,6 +7745,48 @@ ALTER FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, pag
 --
 
 COMMENT ON FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text) IS 'forms_list_submissions: a page of the form''s submissions, newest first, by status, time range [from, to) and part of the email.';
+
+--
+-- Name: locations_booking_options(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.locations_booking_options(location_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  perform app_hidden.require_location(location_id);
+  return app_hidden.location_booking_options(app_hidden.current_org_id(), location_id);
+end $$;
+
+ALTER FUNCTION app_public.locations_booking_options(location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION locations_booking_options(location_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.locations_booking_options(location_id uuid) IS 'locations_booking_options: what a booking at the location may name.';
+
+--
+-- Name: locations_list(integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.locations_list(page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  return app_hidden.page_of((select coalesce(jsonb_agg(app_hidden.location_json(l) order by l.name, l.id), '[]')
+                               from app_public.locations l where l.organization_id = app_hidden.current_org_id()), page, page_size);
+end $$;
+
+ALTER FUNCTION app_public.locations_list(page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION locations_list(page integer, page_size integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.locations_list(page integer, page_size integer) IS 'locations_list: the locations the credential reaches, by name.';
 
 --
 -- Name: sequences_activate(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -8035,6 +8561,237 @@ ALTER FUNCTION app_public.sequences_update(sequence_id uuid, patch jsonb) OWNER 
 COMMENT ON FUNCTION app_public.sequences_update(sequence_id uuid, patch jsonb) IS 'sequences_update: changes the fields sent (steps, edges, exit_conditions whole; a step enrollments stand on stays); is_active false deactivates and cancels every live enrollment, true activates.';
 
 --
+-- Name: territories_list(uuid, text, text, integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  perform app_hidden.require_location(location_id);
+  return app_hidden.page_of((
+    select coalesce(jsonb_agg(app_hidden.territory_json(t) order by t.name, t.id), '[]')
+      from app_public.territories t
+     where t.organization_id = app_hidden.current_org_id()
+       and (territories_list.location_id is null or t.location_id = territories_list.location_id)
+       and (territories_list.postal_code is null or t.postal_codes @> array[app_hidden.postal_code_key(territories_list.postal_code)])
+       and (territories_list.country_code is null or t.country_code = upper(territories_list.country_code))), page, page_size);
+end $$;
+
+ALTER FUNCTION app_public.territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer) IS 'territories_list: territories in reach, optionally of one location and covering one postal code (spaces and case ignored).';
+
+--
+-- Name: appointment_occurrences; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.appointment_occurrences (
+    organization_id uuid NOT NULL,
+    appointment_id uuid NOT NULL,
+    occurrence_start timestamp with time zone NOT NULL,
+    during tstzrange NOT NULL
+);
+
+ALTER TABLE app_public.appointment_occurrences OWNER TO svc_owner;
+
+--
+-- Name: TABLE appointment_occurrences; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.appointment_occurrences IS 'Each occurrence of a repeating appointment (its series'' row in app_public.appointments holds the rest).';
+
+--
+-- Name: appointments_per_day; Type: VIEW; Schema: app_analytics; Owner: svc_owner
+--
+
+CREATE VIEW app_analytics.appointments_per_day WITH (security_invoker='true') AS
+ WITH booked AS (
+         SELECT a.organization_id,
+            a.location_id,
+            a.starts_at,
+            a.status
+           FROM app_public.appointments a
+          WHERE ((a.kind = 'appointment'::text) AND (a.rrule IS NULL))
+        UNION ALL
+         SELECT a.organization_id,
+            a.location_id,
+            o.occurrence_start,
+            a.status
+           FROM (app_public.appointments a
+             JOIN app_public.appointment_occurrences o ON (((o.organization_id = a.organization_id) AND (o.appointment_id = a.id))))
+          WHERE ((a.kind = 'appointment'::text) AND (a.rrule IS NOT NULL))
+        )
+ SELECT b.organization_id,
+    b.location_id,
+    l.name AS location,
+    ((b.starts_at AT TIME ZONE l.timezone))::date AS day,
+    count(*) FILTER (WHERE (b.status = 'booked'::text)) AS booked,
+    count(*) FILTER (WHERE (b.status = 'cancelled'::text)) AS cancelled
+   FROM (booked b
+     JOIN app_public.locations l ON (((l.organization_id = b.organization_id) AND (l.id = b.location_id))))
+  GROUP BY b.organization_id, b.location_id, l.name, (((b.starts_at AT TIME ZONE l.timezone))::date);
+
+ALTER TABLE app_analytics.appointments_per_day OWNER TO svc_owner;
+
+--
+-- Name: VIEW appointments_per_day; Type: COMMENT; Schema: app_analytics; Owner: svc_owner
+--
+
+COMMENT ON VIEW app_analytics.appointments_per_day IS 'Booked and cancelled appointments per location and local day (occurrences of a series each count).';
+
+--
+-- Name: contact_tags; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.contact_tags (
+    organization_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    tag_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE app_public.contact_tags OWNER TO svc_owner;
+
+--
+-- Name: pipeline_stages; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.pipeline_stages (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    "position" integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT pipeline_stages_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.pipeline_stages OWNER TO svc_owner;
+
+--
+-- Name: TABLE pipeline_stages; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.pipeline_stages IS 'The organization''s pipeline, in dashboard order (position).';
+
+--
+-- Name: tags; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.tags (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name public.citext NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT tags_name_check CHECK (((length((name)::text) >= 1) AND (length((name)::text) <= 120)))
+);
+
+ALTER TABLE app_public.tags OWNER TO svc_owner;
+
+--
+-- Name: TABLE tags; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.tags IS 'The organization''s tags (at most organizations.tag_limit).';
+
+--
+-- Name: contacts; Type: VIEW; Schema: app_analytics; Owner: svc_owner
+--
+
+CREATE VIEW app_analytics.contacts WITH (security_invoker='true') AS
+ SELECT c.organization_id,
+    c.id,
+    c.name,
+    (c.email)::text AS email,
+    c.phone,
+    c.stage_id,
+    s.name AS stage,
+    s."position" AS stage_position,
+    COALESCE(( SELECT array_agg((t.name)::text ORDER BY t.name) AS array_agg
+           FROM (app_public.contact_tags ct
+             JOIN app_public.tags t ON (((t.organization_id = ct.organization_id) AND (t.id = ct.tag_id))))
+          WHERE ((ct.organization_id = c.organization_id) AND (ct.contact_id = c.id))), '{}'::text[]) AS tags,
+    c.field_values,
+    c.sms_consent,
+    c.total_calls,
+    c.notes_count,
+    c.first_seen_at,
+    c.last_seen_at,
+    c.created_at,
+    c.updated_at
+   FROM (app_public.contacts c
+     LEFT JOIN app_public.pipeline_stages s ON (((s.organization_id = c.organization_id) AND (s.id = c.stage_id))));
+
+ALTER TABLE app_analytics.contacts OWNER TO svc_owner;
+
+--
+-- Name: VIEW contacts; Type: COMMENT; Schema: app_analytics; Owner: svc_owner
+--
+
+COMMENT ON VIEW app_analytics.contacts IS 'Contacts with stage (name) and tags (names, sorted); the contacts an analyst reaches.';
+
+--
+-- Name: enrollments; Type: VIEW; Schema: app_analytics; Owner: svc_owner
+--
+
+CREATE VIEW app_analytics.enrollments WITH (security_invoker='true') AS
+ SELECT e.organization_id,
+    e.id,
+    e.sequence_id,
+    q.name AS sequence,
+    q.kind AS sequence_kind,
+    q.status AS sequence_status,
+    q.location_id,
+    e.contact_id,
+    e.status,
+    e.current_step_key,
+    e.next_step_due_at,
+    e.end_reason,
+    e.source,
+    e.created_at,
+    e.updated_at
+   FROM (app_public.enrollments e
+     JOIN app_public.sequences q ON (((q.organization_id = e.organization_id) AND (q.id = e.sequence_id))));
+
+ALTER TABLE app_analytics.enrollments OWNER TO svc_owner;
+
+--
+-- Name: VIEW enrollments; Type: COMMENT; Schema: app_analytics; Owner: svc_owner
+--
+
+COMMENT ON VIEW app_analytics.enrollments IS 'Enrollments with their sequence (name, kind, status, location).';
+
+--
+-- Name: analysts; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.analysts (
+    role_name text NOT NULL,
+    organization_id uuid,
+    location_ids uuid[],
+    all_organizations boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT analysts_check CHECK ((all_organizations = (organization_id IS NULL))),
+    CONSTRAINT analysts_check1 CHECK (((location_ids IS NULL) OR (organization_id IS NOT NULL))),
+    CONSTRAINT analysts_location_ids_check CHECK (((location_ids IS NULL) OR (cardinality(location_ids) > 0))),
+    CONSTRAINT analysts_role_name_check CHECK ((role_name ~ '^svc_analyst_[a-z0-9_]{1,40}$'::text))
+);
+
+ALTER TABLE app_private.analysts OWNER TO svc_owner;
+
+--
+-- Name: TABLE analysts; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.analysts IS 'Who each analyst login role is: its organization (NULL for the operator''s all-organizations analysts) and the locations it reaches (NULL: all). Keyed by session_user; written by `svc admin analyst create|revoke` only.';
+
+--
 -- Name: api_key_locations; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -8389,25 +9146,6 @@ ALTER TABLE app_private.sequence_trigger_types OWNER TO svc_owner;
 COMMENT ON TABLE app_private.sequence_trigger_types IS 'The trigger types sequences accept, with the fields each takes; an area adds its own row when it goes live.';
 
 --
--- Name: appointment_occurrences; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.appointment_occurrences (
-    organization_id uuid NOT NULL,
-    appointment_id uuid NOT NULL,
-    occurrence_start timestamp with time zone NOT NULL,
-    during tstzrange NOT NULL
-);
-
-ALTER TABLE app_public.appointment_occurrences OWNER TO svc_owner;
-
---
--- Name: TABLE appointment_occurrences; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.appointment_occurrences IS 'Each occurrence of a repeating appointment (its series'' row in app_public.appointments holds the rest).';
-
---
 -- Name: audience_members; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -8487,19 +9225,6 @@ ALTER TABLE app_public.contact_locations OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.contact_locations IS 'Locations a contact is linked to; a contact with none is visible only organization-wide.';
-
---
--- Name: contact_tags; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.contact_tags (
-    organization_id uuid NOT NULL,
-    contact_id uuid NOT NULL,
-    tag_id uuid NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
-);
-
-ALTER TABLE app_public.contact_tags OWNER TO svc_owner;
 
 --
 -- Name: custom_fields; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -8693,52 +9418,6 @@ COMMENT ON COLUMN app_public.interactions.appointment_id IS 'The appointment the
 COMMENT ON COLUMN app_public.interactions.captured_fields IS 'What the assistant captured (answers, details); read only by credentials that see contact details.';
 
 --
--- Name: locations; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.locations (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    name text NOT NULL,
-    timezone text DEFAULT 'UTC'::text NOT NULL,
-    staffed boolean DEFAULT true NOT NULL,
-    sms_number text,
-    hours jsonb DEFAULT '[]'::jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    slot_interval_minutes integer DEFAULT 15 NOT NULL,
-    address jsonb,
-    CONSTRAINT locations_address_check CHECK (((address IS NULL) OR (jsonb_typeof(address) = 'object'::text))),
-    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
-    CONSTRAINT locations_slot_interval_minutes_check CHECK (((slot_interval_minutes >= 5) AND (slot_interval_minutes <= 240)))
-);
-
-ALTER TABLE app_public.locations OWNER TO svc_owner;
-
---
--- Name: TABLE locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.locations IS 'A place of business with its IANA time zone and opening hours.';
-
---
--- Name: COLUMN locations.hours; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.hours IS 'Opening hours: [{day: mon..sun, open: HH:MM, close: HH:MM}].';
-
---
--- Name: COLUMN locations.slot_interval_minutes; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.slot_interval_minutes IS 'Spacing of the starts of offered slots (minutes from each opening).';
-
---
--- Name: COLUMN locations.address; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.address IS 'Street address: {line1, line2, city, region, postal_code, country_code}.';
-
---
 -- Name: offering_team_members; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -8755,29 +9434,6 @@ ALTER TABLE app_public.offering_team_members OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.offering_team_members IS 'Who does an offering; an offering with no rows here can be done by every team member of its location.';
-
---
--- Name: offerings; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.offerings (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    location_id uuid NOT NULL,
-    name text NOT NULL,
-    duration_minutes integer NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT offerings_duration_minutes_check CHECK (((duration_minutes >= 5) AND (duration_minutes <= 1440))),
-    CONSTRAINT offerings_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
-);
-
-ALTER TABLE app_public.offerings OWNER TO svc_owner;
-
---
--- Name: TABLE offerings; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.offerings IS 'A service a location books, with its length. A location with offerings requires one on booking (offering_required).';
 
 --
 -- Name: organizations; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -8832,27 +9488,6 @@ ALTER TABLE app_public.person_locations OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.person_locations IS 'Locations a manager or member works at; owners and admins reach every location.';
-
---
--- Name: pipeline_stages; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.pipeline_stages (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    name text NOT NULL,
-    "position" integer NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT pipeline_stages_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
-);
-
-ALTER TABLE app_public.pipeline_stages OWNER TO svc_owner;
-
---
--- Name: TABLE pipeline_stages; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.pipeline_stages IS 'The organization''s pipeline, in dashboard order (position).';
 
 --
 -- Name: role_agent_access; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -8955,51 +9590,6 @@ ALTER TABLE app_public.step_runs OWNER TO svc_owner;
 COMMENT ON TABLE app_public.step_runs IS 'Each (enrollment, step) the engine reached, at most once: sending while its message is with the transport, then sent, failed or unknown (the process died in between: never sent again), skipped (with reason: suppressed, opted_out, no_consent, missing_address) or waited.';
 
 --
--- Name: tags; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.tags (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    name public.citext NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT tags_name_check CHECK (((length((name)::text) >= 1) AND (length((name)::text) <= 120)))
-);
-
-ALTER TABLE app_public.tags OWNER TO svc_owner;
-
---
--- Name: TABLE tags; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.tags IS 'The organization''s tags (at most organizations.tag_limit).';
-
---
--- Name: territories; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.territories (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    location_id uuid NOT NULL,
-    name text NOT NULL,
-    country_code text NOT NULL,
-    postal_codes text[] DEFAULT '{}'::text[] NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT territories_country_code_check CHECK ((country_code ~ '^[A-Z]{2}$'::text)),
-    CONSTRAINT territories_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
-    CONSTRAINT territories_postal_codes_check CHECK (((array_position(postal_codes, NULL::text) IS NULL) AND (cardinality(postal_codes) <= 10000)))
-);
-
-ALTER TABLE app_public.territories OWNER TO svc_owner;
-
---
--- Name: TABLE territories; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.territories IS 'Postal codes (normalized by app_hidden.postal_code_key) in one country that a location''s team members visit.';
-
---
 -- Name: territory_team_members; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -9016,6 +9606,13 @@ ALTER TABLE app_public.territory_team_members OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.territory_team_members IS 'Who covers a territory; a territory with no rows here is covered by every team member of its location.';
+
+--
+-- Name: analysts analysts_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.analysts
+    ADD CONSTRAINT analysts_pkey PRIMARY KEY (role_name);
 
 --
 -- Name: api_key_locations api_key_locations_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -9445,6 +10042,12 @@ ALTER TABLE ONLY app_public.territory_team_members
     ADD CONSTRAINT territory_team_members_pkey PRIMARY KEY (organization_id, territory_id, staff_profile_id);
 
 --
+-- Name: analysts_by_organization; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organization_id);
+
+--
 -- Name: contact_events_by_contact; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
@@ -9481,10 +10084,28 @@ CREATE INDEX outbox_org_created ON app_private.outbox USING btree (organization_
 CREATE INDEX own_clients_by_contact ON app_private.own_clients USING btree (organization_id, contact_id);
 
 --
+-- Name: appointment_occurrences_by_start; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX appointment_occurrences_by_start ON app_public.appointment_occurrences USING btree (organization_id, occurrence_start);
+
+--
 -- Name: appointment_occurrences_by_time; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
 CREATE INDEX appointment_occurrences_by_time ON app_public.appointment_occurrences USING gist (organization_id, during);
+
+--
+-- Name: appointments_by_attendee_email; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX appointments_by_attendee_email ON app_public.appointments USING btree (organization_id, lower(attendee_email)) WHERE (attendee_email IS NOT NULL);
+
+--
+-- Name: appointments_by_attendee_phone; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX appointments_by_attendee_phone ON app_public.appointments USING btree (organization_id, attendee_phone) WHERE (attendee_phone IS NOT NULL);
 
 --
 -- Name: appointments_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
@@ -9803,6 +10424,13 @@ CREATE TRIGGER _500_subscriptions AFTER INSERT OR UPDATE OF status, kind, trigge
 --
 
 CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH ROW EXECUTE FUNCTION app_private.tg_sequences__unsubscribe();
+
+--
+-- Name: analysts analysts_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.analysts
+    ADD CONSTRAINT analysts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
 -- Name: api_key_locations api_key_locations_organization_id_api_key_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -10197,6 +10825,13 @@ ALTER TABLE ONLY app_public.forms
     ADD CONSTRAINT forms_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
 
 --
+-- Name: interactions interactions_appointment_fk; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.interactions
+    ADD CONSTRAINT interactions_appointment_fk FOREIGN KEY (organization_id, appointment_id) REFERENCES app_public.appointments(organization_id, id) ON DELETE SET NULL (appointment_id);
+
+--
 -- Name: interactions interactions_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -10398,6 +11033,12 @@ ALTER TABLE ONLY app_public.territory_team_members
 
 ALTER TABLE ONLY app_public.territory_team_members
     ADD CONSTRAINT territory_team_members_organization_id_territory_id_fkey FOREIGN KEY (organization_id, territory_id) REFERENCES app_public.territories(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: analysts; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.analysts ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: api_key_locations; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
@@ -11070,6 +11711,12 @@ CREATE POLICY update_with_sequence ON app_public.enrollments FOR UPDATE USING ((
 CREATE POLICY update_writable ON app_public.sequences FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id))) WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id)));
 
 --
+-- Name: SCHEMA app_analytics; Type: ACL; Schema: -; Owner: svc_owner
+--
+
+GRANT USAGE ON SCHEMA app_analytics TO svc_analyst;
+
+--
 -- Name: SCHEMA app_hidden; Type: ACL; Schema: -; Owner: svc_owner
 --
 
@@ -11086,11 +11733,21 @@ GRANT USAGE ON SCHEMA app_public TO svc_worker;
 GRANT USAGE ON SCHEMA app_public TO svc_analyst;
 
 --
+-- Name: FUNCTION analyst_claim(claim text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.analyst_claim(claim text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.analyst_claim(claim text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.analyst_claim(claim text) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.analyst_claim(claim text) TO svc_analyst;
+
+--
 -- Name: TABLE appointments; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
 GRANT SELECT ON TABLE app_public.appointments TO svc_request;
 GRANT SELECT ON TABLE app_public.appointments TO svc_worker;
+GRANT SELECT ON TABLE app_public.appointments TO svc_analyst;
 
 --
 -- Name: FUNCTION appointment_json(a app_public.appointments, occurrence_start timestamp with time zone); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -11325,6 +11982,7 @@ GRANT ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) TO svc_reques
 
 GRANT SELECT ON TABLE app_public.calls TO svc_request;
 GRANT SELECT ON TABLE app_public.calls TO svc_worker;
+GRANT SELECT ON TABLE app_public.calls TO svc_analyst;
 
 --
 -- Name: FUNCTION call_json(c app_public.calls); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -11565,6 +12223,7 @@ GRANT ALL ON FUNCTION app_hidden.current_reaches_all_locations() TO svc_analyst;
 REVOKE ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_analyst;
 
 --
 -- Name: FUNCTION current_reads_team_member(staff_profile_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -11573,6 +12232,7 @@ GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_
 REVOKE ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_analyst;
 
 --
 -- Name: FUNCTION current_records_level(); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -11590,6 +12250,7 @@ GRANT ALL ON FUNCTION app_hidden.current_records_level() TO svc_analyst;
 REVOKE ALL ON FUNCTION app_hidden."current_role"() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden."current_role"() TO svc_request;
 GRANT ALL ON FUNCTION app_hidden."current_role"() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden."current_role"() TO svc_analyst;
 
 --
 -- Name: FUNCTION current_scopes(); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -11622,6 +12283,7 @@ GRANT ALL ON FUNCTION app_hidden.current_sms_enabled() TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.current_staff_profile_id() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_staff_profile_id() TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_staff_profile_id() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_staff_profile_id() TO svc_analyst;
 
 --
 -- Name: FUNCTION current_user_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -11748,6 +12410,7 @@ GRANT ALL ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) TO sv
 
 GRANT SELECT ON TABLE app_public.forms TO svc_request;
 GRANT SELECT ON TABLE app_public.forms TO svc_worker;
+GRANT SELECT ON TABLE app_public.forms TO svc_analyst;
 
 --
 -- Name: FUNCTION form_for(form_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -11861,6 +12524,46 @@ GRANT ALL ON FUNCTION app_hidden.like_anywhere(value text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.like_anywhere(value text) TO svc_worker;
 
 --
+-- Name: FUNCTION listed_appointments(window_start timestamp with time zone, window_end timestamp with time zone, contact_phone text, contact_email text, contact_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.listed_appointments(window_start timestamp with time zone, window_end timestamp with time zone, contact_phone text, contact_email text, contact_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.listed_appointments(window_start timestamp with time zone, window_end timestamp with time zone, contact_phone text, contact_email text, contact_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.listed_appointments(window_start timestamp with time zone, window_end timestamp with time zone, contact_phone text, contact_email text, contact_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) TO svc_worker;
+
+--
+-- Name: FUNCTION location_booking_options(organization_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) TO svc_worker;
+
+--
+-- Name: TABLE locations; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.locations TO svc_request;
+GRANT SELECT ON TABLE app_public.locations TO svc_worker;
+GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
+
+--
+-- Name: FUNCTION location_json(l app_public.locations); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.location_json(l app_public.locations) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.location_json(l app_public.locations) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.location_json(l app_public.locations) TO svc_worker;
+
+--
 -- Name: FUNCTION location_team_members(organization_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -11935,6 +12638,22 @@ GRANT ALL ON FUNCTION app_hidden.note_json(n app_public.contact_notes) TO svc_wo
 REVOKE ALL ON FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OUT location_id uuid) FROM PUBLIC;
 
 --
+-- Name: TABLE offerings; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.offerings TO svc_request;
+GRANT SELECT ON TABLE app_public.offerings TO svc_worker;
+GRANT SELECT ON TABLE app_public.offerings TO svc_analyst;
+
+--
+-- Name: FUNCTION offering_team_member_ids(o app_public.offerings); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) TO svc_worker;
+
+--
 -- Name: FUNCTION page_error(param text, message text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -11957,6 +12676,14 @@ GRANT ALL ON FUNCTION app_hidden.page_limit(page_size integer) TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.page_number(page integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.page_number(page integer) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.page_number(page integer) TO svc_worker;
+
+--
+-- Name: FUNCTION page_of(items jsonb, page integer, page_size integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.page_of(items jsonb, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.page_of(items jsonb, page integer, page_size integer) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.page_of(items jsonb, page integer, page_size integer) TO svc_worker;
 
 --
 -- Name: FUNCTION postal_code_key(code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -12011,6 +12738,14 @@ GRANT ALL ON FUNCTION app_hidden.render_template(template text, vars jsonb, html
 REVOKE ALL ON FUNCTION app_hidden.require_contact(contact_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.require_contact(contact_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.require_contact(contact_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION require_location(location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.require_location(location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.require_location(location_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.require_location(location_id uuid) TO svc_worker;
 
 --
 -- Name: FUNCTION require_static(a app_public.audiences); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -12373,6 +13108,15 @@ REVOKE ALL ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, ste
 GRANT ALL ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key text, address text, contact_id uuid, base_url text, sinks text[]) TO svc_request;
 
 --
+-- Name: FUNCTION session_claim(claim text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.session_claim(claim text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_analyst;
+
+--
 -- Name: FUNCTION step_delay(step jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -12387,6 +13131,30 @@ GRANT ALL ON FUNCTION app_hidden.step_delay(step jsonb) TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.template_unknown_variables(template text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.template_unknown_variables(template text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.template_unknown_variables(template text) TO svc_worker;
+
+--
+-- Name: TABLE territories; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.territories TO svc_request;
+GRANT SELECT ON TABLE app_public.territories TO svc_worker;
+GRANT SELECT ON TABLE app_public.territories TO svc_analyst;
+
+--
+-- Name: FUNCTION territory_json(t app_public.territories); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.territory_json(t app_public.territories) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.territory_json(t app_public.territories) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.territory_json(t app_public.territories) TO svc_worker;
+
+--
+-- Name: FUNCTION territory_team_member_ids(t app_public.territories); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.territory_team_member_ids(t app_public.territories) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.territory_team_member_ids(t app_public.territories) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.territory_team_member_ids(t app_public.territories) TO svc_worker;
 
 --
 -- Name: FUNCTION unsubscribe_confirm(token text); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -12658,6 +13426,20 @@ REVOKE ALL ON FUNCTION app_private.tg_sequences__unsubscribe() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_sms_opt_outs__sequences() FROM PUBLIC;
 
 --
+-- Name: FUNCTION appointments_get(appointment_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_get(appointment_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_get(appointment_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) TO svc_request;
+
+--
 -- Name: FUNCTION audiences_add_member(audience_id uuid, contact_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -12726,6 +13508,13 @@ GRANT ALL ON FUNCTION app_public.audiences_remove_member(audience_id uuid, conta
 
 REVOKE ALL ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.audiences_update(audience_id uuid, patch jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION calendars_list(location_id uuid, page integer, page_size integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.calendars_list(location_id uuid, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.calendars_list(location_id uuid, page integer, page_size integer) TO svc_request;
 
 --
 -- Name: FUNCTION calls_get(call_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
@@ -12845,6 +13634,20 @@ GRANT ALL ON FUNCTION app_public.forms_list() TO svc_request;
 
 REVOKE ALL ON FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.forms_list_submissions(form_id uuid, page integer, page_size integer, status text, from_at timestamp with time zone, to_at timestamp with time zone, search text) TO svc_request;
+
+--
+-- Name: FUNCTION locations_booking_options(location_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.locations_booking_options(location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.locations_booking_options(location_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION locations_list(page integer, page_size integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.locations_list(page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.locations_list(page integer, page_size integer) TO svc_request;
 
 --
 -- Name: FUNCTION sequences_activate(sequence_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
@@ -12980,11 +13783,91 @@ REVOKE ALL ON FUNCTION app_public.sequences_update(sequence_id uuid, patch jsonb
 GRANT ALL ON FUNCTION app_public.sequences_update(sequence_id uuid, patch jsonb) TO svc_request;
 
 --
+-- Name: FUNCTION territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer) TO svc_request;
+
+--
 -- Name: TABLE appointment_occurrences; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
 GRANT SELECT ON TABLE app_public.appointment_occurrences TO svc_request;
 GRANT SELECT ON TABLE app_public.appointment_occurrences TO svc_worker;
+GRANT SELECT ON TABLE app_public.appointment_occurrences TO svc_analyst;
+
+--
+-- Name: TABLE appointments_per_day; Type: ACL; Schema: app_analytics; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_analytics.appointments_per_day TO svc_analyst;
+
+--
+-- Name: TABLE contact_tags; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT,DELETE ON TABLE app_public.contact_tags TO svc_request;
+GRANT SELECT ON TABLE app_public.contact_tags TO svc_worker;
+GRANT SELECT ON TABLE app_public.contact_tags TO svc_analyst;
+
+--
+-- Name: COLUMN contact_tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: COLUMN contact_tags.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: COLUMN contact_tags.tag_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(tag_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: TABLE pipeline_stages; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_request;
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_worker;
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_analyst;
+
+--
+-- Name: TABLE tags; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.tags TO svc_request;
+GRANT SELECT ON TABLE app_public.tags TO svc_worker;
+GRANT SELECT ON TABLE app_public.tags TO svc_analyst;
+
+--
+-- Name: COLUMN tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.tags TO svc_request;
+
+--
+-- Name: COLUMN tags.name; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(name) ON TABLE app_public.tags TO svc_request;
+
+--
+-- Name: TABLE contacts; Type: ACL; Schema: app_analytics; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_analytics.contacts TO svc_analyst;
+
+--
+-- Name: TABLE enrollments; Type: ACL; Schema: app_analytics; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_analytics.enrollments TO svc_analyst;
 
 --
 -- Name: TABLE audience_members; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13018,6 +13901,7 @@ GRANT INSERT(contact_id) ON TABLE app_public.audience_members TO svc_request;
 
 GRANT SELECT ON TABLE app_public.calendars TO svc_request;
 GRANT SELECT ON TABLE app_public.calendars TO svc_worker;
+GRANT SELECT ON TABLE app_public.calendars TO svc_analyst;
 
 --
 -- Name: TABLE call_transcript_lines; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13025,6 +13909,7 @@ GRANT SELECT ON TABLE app_public.calendars TO svc_worker;
 
 GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_request;
 GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_worker;
+GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_analyst;
 
 --
 -- Name: TABLE contact_locations; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13033,32 +13918,6 @@ GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_worker;
 GRANT SELECT,INSERT ON TABLE app_public.contact_locations TO svc_request;
 GRANT SELECT ON TABLE app_public.contact_locations TO svc_worker;
 GRANT SELECT ON TABLE app_public.contact_locations TO svc_analyst;
-
---
--- Name: TABLE contact_tags; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT,DELETE ON TABLE app_public.contact_tags TO svc_request;
-GRANT SELECT ON TABLE app_public.contact_tags TO svc_worker;
-GRANT SELECT ON TABLE app_public.contact_tags TO svc_analyst;
-
---
--- Name: COLUMN contact_tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(organization_id) ON TABLE app_public.contact_tags TO svc_request;
-
---
--- Name: COLUMN contact_tags.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(contact_id) ON TABLE app_public.contact_tags TO svc_request;
-
---
--- Name: COLUMN contact_tags.tag_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(tag_id) ON TABLE app_public.contact_tags TO svc_request;
 
 --
 -- Name: TABLE custom_fields; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13106,6 +13965,7 @@ GRANT INSERT(created_by) ON TABLE app_public.email_suppressions TO svc_request;
 
 GRANT SELECT ON TABLE app_public.form_fields TO svc_request;
 GRANT SELECT ON TABLE app_public.form_fields TO svc_worker;
+GRANT SELECT ON TABLE app_public.form_fields TO svc_analyst;
 
 --
 -- Name: TABLE form_submissions; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13113,6 +13973,7 @@ GRANT SELECT ON TABLE app_public.form_fields TO svc_worker;
 
 GRANT SELECT ON TABLE app_public.form_submissions TO svc_request;
 GRANT SELECT ON TABLE app_public.form_submissions TO svc_worker;
+GRANT SELECT ON TABLE app_public.form_submissions TO svc_analyst;
 
 --
 -- Name: TABLE interactions; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13123,26 +13984,12 @@ GRANT SELECT ON TABLE app_public.interactions TO svc_worker;
 GRANT SELECT ON TABLE app_public.interactions TO svc_analyst;
 
 --
--- Name: TABLE locations; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.locations TO svc_request;
-GRANT SELECT ON TABLE app_public.locations TO svc_worker;
-GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
-
---
 -- Name: TABLE offering_team_members; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
 GRANT SELECT ON TABLE app_public.offering_team_members TO svc_request;
 GRANT SELECT ON TABLE app_public.offering_team_members TO svc_worker;
-
---
--- Name: TABLE offerings; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.offerings TO svc_request;
-GRANT SELECT ON TABLE app_public.offerings TO svc_worker;
+GRANT SELECT ON TABLE app_public.offering_team_members TO svc_analyst;
 
 --
 -- Name: TABLE organizations; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13159,14 +14006,6 @@ GRANT SELECT ON TABLE app_public.organizations TO svc_analyst;
 GRANT SELECT ON TABLE app_public.person_locations TO svc_request;
 GRANT SELECT ON TABLE app_public.person_locations TO svc_worker;
 GRANT SELECT ON TABLE app_public.person_locations TO svc_analyst;
-
---
--- Name: TABLE pipeline_stages; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_request;
-GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_worker;
-GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_analyst;
 
 --
 -- Name: TABLE role_agent_access; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13231,38 +14070,12 @@ GRANT SELECT ON TABLE app_public.step_runs TO svc_worker;
 GRANT SELECT ON TABLE app_public.step_runs TO svc_analyst;
 
 --
--- Name: TABLE tags; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.tags TO svc_request;
-GRANT SELECT ON TABLE app_public.tags TO svc_worker;
-GRANT SELECT ON TABLE app_public.tags TO svc_analyst;
-
---
--- Name: COLUMN tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(organization_id) ON TABLE app_public.tags TO svc_request;
-
---
--- Name: COLUMN tags.name; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(name) ON TABLE app_public.tags TO svc_request;
-
---
--- Name: TABLE territories; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.territories TO svc_request;
-GRANT SELECT ON TABLE app_public.territories TO svc_worker;
-
---
 -- Name: TABLE territory_team_members; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_request;
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_worker;
+GRANT SELECT ON TABLE app_public.territory_team_members TO svc_analyst;
 
 --
 -- Name: DEFAULT PRIVILEGES FOR FUNCTIONS; Type: DEFAULT ACL; Schema: -; Owner: svc_owner
