@@ -27,44 +27,44 @@ comment on table app_private.analysts is
 alter table app_private.analysts enable row level security;
 create index if not exists analysts_by_organization on app_private.analysts (organization_id);
 
--- What a claim is for this session, as text in the format the svc.* setting would hold it: the
--- analyst's own row for an analyst's session; '' (nothing) for a member of svc_analyst with no
--- row (a role left behind: it sees nothing); the setting itself for every other session
--- (svc_login's requests and tasks take the cheaper path in app_hidden.session_claim; the owner's
--- own sessions, tests and operator tools come here). A superuser is a member of every role, so
--- membership is checked for non-superusers only.
+-- An analyst's claim, as text in the format the svc.* setting would hold it, from its own row
+-- (session_user's) of app_private.analysts: its organization, and '*' or its locations; every
+-- other claim is '' (none). A member of svc_analyst with no row (a role left behind) gets ''
+-- for everything and sees nothing.
 create or replace function app_hidden.analyst_claim(claim text) returns text
 language sql stable parallel safe security definer
 set search_path to pg_catalog, public, pg_temp as $$
-  select case
-    when a.role_name is not null then
-      case claim
-        when 'organization_id' then coalesce(a.organization_id::text, '')
-        when 'location_ids' then case when a.location_ids is null then '*' else a.location_ids::text end
-        else ''
-      end
-    when not r.rolsuper and pg_catalog.pg_has_role(r.oid, 'svc_analyst', 'USAGE') then ''
-    else pg_catalog.current_setting('svc.' || claim, true)
-  end
-  from pg_catalog.pg_roles r
-  left join app_private.analysts a on a.role_name = r.rolname
-  where r.rolname = session_user
+  select coalesce((
+    select case claim
+             when 'organization_id' then coalesce(a.organization_id::text, '')
+             when 'location_ids' then case when a.location_ids is null then '*' else a.location_ids::text end
+           end
+      from app_private.analysts a
+     where a.role_name = session_user), '')
 $$;
 comment on function app_hidden.analyst_claim(text) is
-  'A claim for a session that is not svc_login''s: from app_private.analysts for an analyst (its own row only), '
-  'else the svc.* setting. Read through app_hidden.session_claim.';
+  'An analyst''s claim from its own row of app_private.analysts (keyed by session_user); '''' when it has none. '
+  'Read through app_hidden.session_claim.';
 
--- The one place the claim helpers read a claim. svc_login (the API's requests and the worker's
--- tasks) reads the setting directly, as before, at no extra cost; every other session asks
--- app_hidden.analyst_claim. session_user cannot be changed by a non-superuser (SET ROLE changes
--- current_user only), so an analyst cannot take the settings' path.
+-- The one place the claim helpers read a claim. A session is an analyst's when its user has
+-- svc_analyst's rights and not svc_owner's (a superuser has every role's, so the owner's own
+-- sessions, tests and operator tools are not analysts'): it reads app_hidden.analyst_claim.
+-- Every other session reads the setting, as before; the API's requests (svc_login) and
+-- statements run as svc_request or svc_worker (the worker's tasks) are told apart first, by
+-- name, at no extra cost. An analyst cannot take the settings' path: session_user changes only
+-- for a superuser (SET ROLE changes current_user), and an analyst's current_user is its own
+-- role or svc_analyst, never svc_request or svc_worker. Inside a definer helper (current_user
+-- svc_owner) called in an analyst's session, the analyst's claims still apply.
 create or replace function app_hidden.session_claim(claim text) returns text
 language sql stable parallel safe as $$
-  select case when session_user = 'svc_login' then pg_catalog.current_setting('svc.' || claim, true)
+  select case when session_user = 'svc_login' or current_user in ('svc_request', 'svc_worker')
+                or not pg_catalog.pg_has_role(session_user, 'svc_analyst', 'USAGE')
+                or pg_catalog.pg_has_role(session_user, 'svc_owner', 'USAGE')
+              then pg_catalog.current_setting('svc.' || claim, true)
               else app_hidden.analyst_claim(claim) end
 $$;
 comment on function app_hidden.session_claim(text) is
-  'The text of claim svc.<claim> for this session: the setting for svc_login, the analyst''s mapping for an analyst.';
+  'The text of claim svc.<claim> for this session: the setting, or for an analyst its own mapping.';
 
 revoke execute on function app_hidden.analyst_claim(text), app_hidden.session_claim(text) from public;
 grant execute on function app_hidden.analyst_claim(text), app_hidden.session_claim(text)
