@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 900-analysts.sql, 901-current_org_id.sql, 902-current_user_id.sql, 903-current_credential_id.sql, 904-current_role.sql, 905-current_reaches_all_locations.sql, 906-current_location_ids.sql, 907-current_powers.sql, 908-current_scopes.sql, 909-current_records_level.sql, 910-current_sms_enabled.sql, 911-analytics-views.sql, 919-analyst-grants.sql) leave.
--- migrations sha256:442521203afa0d660717a0117d3294d57e2fc0627d0bdecf95f11f8dc112bfff
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 540-appointments-availability.sql, 550-appointments-booking.sql, 560-appointments-own-clients-and-sequences.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 900-analysts.sql, 901-current_org_id.sql, 902-current_user_id.sql, 903-current_credential_id.sql, 904-current_role.sql, 905-current_reaches_all_locations.sql, 906-current_location_ids.sql, 907-current_powers.sql, 908-current_scopes.sql, 909-current_records_level.sql, 910-current_sms_enabled.sql, 911-analytics-views.sql, 919-analyst-grants.sql) leave.
+-- migrations sha256:0b6a7d04bc88bc6a351f84aa6e1e7c8cf588d0bc70f4428585504f90c901f5d3
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -136,19 +136,13 @@ CREATE FUNCTION app_hidden.analyst_claim(claim text) RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select case
-    when a.role_name is not null then
-      case claim
-        when 'organization_id' then coalesce(a.organization_id::text, '')
-        when 'location_ids' then case when a.location_ids is null then '*' else a.location_ids::text end
-        else ''
-      end
-    when not r.rolsuper and pg_catalog.pg_has_role(r.oid, 'svc_analyst', 'USAGE') then ''
-    else pg_catalog.current_setting('svc.' || claim, true)
-  end
-  from pg_catalog.pg_roles r
-  left join app_private.analysts a on a.role_name = r.rolname
-  where r.rolname = session_user
+  select coalesce((
+    select case claim
+             when 'organization_id' then coalesce(a.organization_id::text, '')
+             when 'location_ids' then case when a.location_ids is null then '*' else a.location_ids::text end
+           end
+      from app_private.analysts a
+     where a.role_name = session_user), '')
 $$;
 
 ALTER FUNCTION app_hidden.analyst_claim(claim text) OWNER TO svc_owner;
@@ -157,7 +151,7 @@ ALTER FUNCTION app_hidden.analyst_claim(claim text) OWNER TO svc_owner;
 -- Name: FUNCTION analyst_claim(claim text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.analyst_claim(claim text) IS 'A claim for a session that is not svc_login''s: from app_private.analysts for an analyst (its own row only), else the svc.* setting. Read through app_hidden.session_claim.';
+COMMENT ON FUNCTION app_hidden.analyst_claim(claim text) IS 'An analyst''s claim from its own row of app_private.analysts (keyed by session_user); '''' when it has none. Read through app_hidden.session_claim.';
 
 --
 -- Name: appointments; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -222,6 +216,40 @@ COMMENT ON TABLE app_public.appointments IS 'A booking (kind appointment: a cont
 --
 
 COMMENT ON COLUMN app_public.appointments.during IS 'The booked range [starts_at, ends_at): what the exclusion constraints compare.';
+
+--
+-- Name: appointment_for_change(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.appointment_for_change(appointment_id uuid) RETURNS app_public.appointments
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.appointments;
+begin
+  select * into a from app_public.appointments x
+   where x.organization_id = app_hidden.current_org_id() and x.id = appointment_id
+   for update;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Appointment not found');
+  end if;
+  if a.staff_profile_id is not null then
+    if not app_hidden.current_may_book_team_member(a.staff_profile_id) then
+      perform app_hidden.raise_error(403, 'insufficient_role', 'This credential may not change appointments of this team member');
+    end if;
+  elsif a.kind = 'block' and a.calendar_id is null then
+    if app_hidden.current_role() not in ('owner', 'admin', 'organization') then
+      perform app_hidden.raise_error(403, 'insufficient_role', 'Only an owner, an admin or an organization key may change a location-wide block');
+    end if;
+  end if;
+  if a.rrule is not null then
+    perform app_hidden.raise_error(409, 'recurring_series_not_supported',
+      'This is a repeating series; the API cannot change one (change it where it was set up)');
+  end if;
+  return a;
+end $$;
+
+ALTER FUNCTION app_hidden.appointment_for_change(appointment_id uuid) OWNER TO svc_owner;
 
 --
 -- Name: appointment_json(app_public.appointments, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -1118,6 +1146,26 @@ ALTER FUNCTION app_hidden.authorize_mcp(requirements jsonb) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) IS 'Raises 404 while the current organization has MCP turned off; else answers the operation ids of requirements ([{operation_id, scope, member_access, manager_power}]) the current claims meet. Called right after app_hidden.authenticate.';
 
 --
+-- Name: booking_options(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object(
+    'location_id', booking_options.location_id,
+    'offerings', coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'duration_minutes', o.duration_minutes)
+                                            order by o.name, o.id)
+                             from app_public.offerings o
+                            where o.organization_id = booking_options.organization_id and o.location_id = booking_options.location_id), '[]'),
+    'team_member_ids', coalesce(to_jsonb(array(select app_hidden.location_team_members(booking_options.organization_id,
+                                                                                       booking_options.location_id))), '[]'))
+$$;
+
+ALTER FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) OWNER TO svc_owner;
+
+--
 -- Name: calls; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -1917,6 +1965,479 @@ ALTER FUNCTION app_hidden.contacts_upsert_row(email public.citext, name text, ph
 COMMENT ON FUNCTION app_hidden.contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb) IS 'The contact row of contacts_upsert, written as the owner for a caller that reaches the whole organization (403 otherwise); 409 on another contact''s phone.';
 
 --
+-- Name: conversations; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.conversations (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    contact_id uuid NOT NULL,
+    location_id uuid,
+    channel text NOT NULL,
+    business_address text,
+    subject text,
+    ai_held boolean DEFAULT false NOT NULL,
+    held_at timestamp with time zone,
+    last_message_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT conversations_business_address_check CHECK ((length(business_address) <= 320)),
+    CONSTRAINT conversations_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text, 'chat'::text]))),
+    CONSTRAINT conversations_check CHECK (((channel <> 'email'::text) OR (NOT ai_held))),
+    CONSTRAINT conversations_check1 CHECK (((channel <> 'sms'::text) OR (business_address ~ '^\+[1-9][0-9]{6,14}$'::text))),
+    CONSTRAINT conversations_subject_check CHECK ((length(subject) <= 998))
+);
+
+ALTER TABLE app_public.conversations OWNER TO svc_owner;
+
+--
+-- Name: TABLE conversations; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.conversations IS 'A thread with one contact on one channel (email, sms, chat) at a location; ai_held: a person answers instead of the AI.';
+
+--
+-- Name: COLUMN conversations.business_address; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.conversations.business_address IS 'The business''s side of the thread: the SMS number it texts from, or the email address the contact wrote to.';
+
+--
+-- Name: COLUMN conversations.ai_held; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.conversations.ai_held IS 'True while a person answers (response_mode human); always false for email.';
+
+--
+-- Name: conversation_for_write(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_for_write(conversation_id uuid) RETURNS app_public.conversations
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  cv app_public.conversations;
+begin
+  select * into cv from app_public.conversations x
+   where x.organization_id = app_hidden.current_org_id() and x.id = conversation_for_write.conversation_id;
+  if not found or not app_hidden.conversation_write_reach(cv.contact_id, cv.location_id) then
+    perform app_hidden.raise_error(404, 'not_found', 'Conversation not found');
+  end if;
+  return cv;
+end $$;
+
+ALTER FUNCTION app_hidden.conversation_for_write(conversation_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_for_write(conversation_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_for_write(conversation_id uuid) IS 'The conversation by id as the caller sees it (policies) and may write to it (a MEMBER: own clients), else 404.';
+
+--
+-- Name: conversation_json(app_public.conversations, app_public.contacts); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_json(cv app_public.conversations, c app_public.contacts) RETURNS jsonb
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select jsonb_build_object('id', cv.id, 'channel', cv.channel, 'contact', app_hidden.contact_card(c),
+    'location_id', cv.location_id, 'business_address', cv.business_address, 'subject', cv.subject,
+    'response_mode', app_hidden.conversation_response_mode(cv), 'ai_held', cv.ai_held, 'held_at', cv.held_at,
+    'last_message_at', cv.last_message_at, 'created_at', cv.created_at, 'updated_at', cv.updated_at)
+$$;
+
+ALTER FUNCTION app_hidden.conversation_json(cv app_public.conversations, c app_public.contacts) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_json(cv app_public.conversations, c app_public.contacts); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_json(cv app_public.conversations, c app_public.contacts) IS 'A conversation as the API shows it (without messages), its contact as a card.';
+
+--
+-- Name: conversation_messages; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.conversation_messages (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    conversation_id uuid NOT NULL,
+    channel text NOT NULL,
+    direction text NOT NULL,
+    author text NOT NULL,
+    author_person_id uuid,
+    body text NOT NULL,
+    subject text,
+    status text NOT NULL,
+    error text,
+    provider_message_id text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT conversation_messages_author_check CHECK ((author = ANY (ARRAY['contact'::text, 'ai'::text, 'person'::text, 'system'::text]))),
+    CONSTRAINT conversation_messages_body_check CHECK (((length(body) >= 1) AND (length(body) <= 20000))),
+    CONSTRAINT conversation_messages_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text, 'chat'::text]))),
+    CONSTRAINT conversation_messages_check CHECK (((direction = 'inbound'::text) = (author = 'contact'::text))),
+    CONSTRAINT conversation_messages_check1 CHECK (((direction = 'inbound'::text) = (status = 'received'::text))),
+    CONSTRAINT conversation_messages_check2 CHECK (((author = 'person'::text) OR (author_person_id IS NULL))),
+    CONSTRAINT conversation_messages_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text]))),
+    CONSTRAINT conversation_messages_provider_message_id_check CHECK ((length(provider_message_id) <= 998)),
+    CONSTRAINT conversation_messages_status_check CHECK ((status = ANY (ARRAY['received'::text, 'queued'::text, 'sent'::text, 'failed'::text]))),
+    CONSTRAINT conversation_messages_subject_check CHECK ((length(subject) <= 998))
+);
+
+ALTER TABLE app_public.conversation_messages OWNER TO svc_owner;
+
+--
+-- Name: TABLE conversation_messages; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.conversation_messages IS 'The messages of a conversation. Outbound ones that leave by email or SMS share their id with the outgoing message (outbox meta.message_id); status follows its delivery.';
+
+--
+-- Name: COLUMN conversation_messages.channel; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.conversation_messages.channel IS 'The conversation''s channel, copied so search can skip chat by index.';
+
+--
+-- Name: COLUMN conversation_messages.author; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.conversation_messages.author IS 'contact (inbound), ai (the responder), person (a team member or an organization key through the API), system (keyword answers).';
+
+--
+-- Name: COLUMN conversation_messages.provider_message_id; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.conversation_messages.provider_message_id IS 'The provider''s id of an inbound message (the SMS provider''s, an email''s Message-ID), for replies that refer to it.';
+
+--
+-- Name: conversation_message_json(app_public.conversation_messages); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_message_json(m app_public.conversation_messages) RETURNS jsonb
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select jsonb_build_object('id', m.id, 'conversation_id', m.conversation_id, 'direction', m.direction, 'author', m.author,
+    'author_person_id', m.author_person_id, 'body', m.body, 'subject', m.subject, 'status', m.status, 'error', m.error,
+    'created_at', m.created_at)
+$$;
+
+ALTER FUNCTION app_hidden.conversation_message_json(m app_public.conversation_messages) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_message_json(m app_public.conversation_messages); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_message_json(m app_public.conversation_messages) IS 'One message as the API shows it.';
+
+--
+-- Name: conversation_message_record(uuid, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_message_record(message_id uuid, error text) RETURNS text
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  update app_private.outgoing_messages m
+     set status = case when conversation_message_record.error is null then 'sent' else 'failed' end,
+         sent_at = case when conversation_message_record.error is null then now() end,
+         error = left(conversation_message_record.error, 1000)
+   where m.organization_id = app_hidden.current_org_id() and m.id = conversation_message_record.message_id
+     and m.status = 'queued' and m.meta ? 'conversation_id'
+  returning m.status
+$$;
+
+ALTER FUNCTION app_hidden.conversation_message_record(message_id uuid, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_message_record(message_id uuid, error text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_message_record(message_id uuid, error text) IS 'Records what the transport answered for a conversation message of the current organization the API sent itself.';
+
+--
+-- Name: conversation_reply_send(uuid, text, text[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_reply_send(conversation_id uuid, body text, sinks text[]) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  cv app_public.conversations;
+  c app_public.contacts;
+  person app_public.people;
+  domain text;
+  sender text;
+  recipient text;
+  subject text;
+  headers jsonb := '{}';
+  refusal text;
+begin
+  cv := app_private.conversation_locked_for_write(conversation_id);
+  select * into c from app_public.contacts x where x.organization_id = org and x.id = cv.contact_id;
+  if cv.channel = 'email' then
+    -- rule 3: an email goes out as a person
+    select * into person from app_public.people p where p.organization_id = org and p.id = app_hidden.current_user_id() and p.active;
+    if person.id is null then
+      perform app_hidden.raise_error(422, 'no_acting_user',
+        'An email reply goes out as a person: use a personal key (this credential acts for no one)');
+    end if;
+    if c.email is null then
+      perform app_hidden.raise_error(422, 'channel_not_supported', 'The contact has no email address to reply to');
+    end if;
+    if exists (select 1 from app_public.email_suppressions s where s.organization_id = org and s.email = c.email_key) then
+      perform app_hidden.raise_error(409, 'email_suppressed', 'The contact''s address is suppressed: no email goes to it');
+    end if;
+    select coalesce(o.sending_email_domain, 'localhost') into domain from app_public.organizations o where o.id = org;
+    -- from the address the contact wrote to; who wrote it is the message's author (author_person_id)
+    sender := coalesce(cv.business_address, 'inbox@' || domain);
+    recipient := c.email::text;
+    subject := case when coalesce(cv.subject, '') ~* '^\s*re\s*:' then cv.subject else 'Re: ' || coalesce(cv.subject, '(no subject)') end;
+    headers := coalesce((select jsonb_build_object('In-Reply-To', m.provider_message_id)
+                           from app_public.conversation_messages m
+                          where m.organization_id = org and m.conversation_id = cv.id and m.direction = 'inbound'
+                            and m.provider_message_id is not null
+                          order by m.created_at desc, m.id desc limit 1), '{}');
+  elsif cv.channel = 'sms' then
+    if c.phone is null then
+      perform app_hidden.raise_error(422, 'no_sms_number', 'The contact has no phone number to text');
+    end if;
+    refusal := app_private.conversation_sms_refusal(c, cv);
+    if refusal is not null then
+      perform app_hidden.raise_error(409, 'sms_not_permitted', refusal);
+    end if;
+    sender := cv.business_address;
+    recipient := c.phone;
+  end if;
+  perform app_private.conversation_hold_for_person(cv);
+  return app_private.conversation_send_answer(app_private.conversation_append_outbound(cv, 'person', person.id, body, sender, recipient,
+    subject, headers, case when cv.channel = any(sinks) then 'sink' else 'caller' end));
+end $$;
+
+ALTER FUNCTION app_hidden.conversation_reply_send(conversation_id uuid, body text, sinks text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_reply_send(conversation_id uuid, body text, sinks text[]); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_reply_send(conversation_id uuid, body text, sinks text[]) IS 'conversations_reply''s write: the rules of the conversation''s channel (email as a person; SMS consent and opt-out), the message stored and, for channels in sinks, delivered to the local sink; the AI put on hold.';
+
+--
+-- Name: conversation_response_mode(app_public.conversations); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_response_mode(cv app_public.conversations) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case when cv.channel = 'email' or cv.ai_held then 'human' else 'ai' end
+$$;
+
+ALTER FUNCTION app_hidden.conversation_response_mode(cv app_public.conversations) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_response_mode(cv app_public.conversations); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_response_mode(cv app_public.conversations) IS 'Who answers the conversation: ai, or human (held, and always for email, which has no AI).';
+
+--
+-- Name: conversation_set_held(uuid, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_set_held(conversation_id uuid, held boolean) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  cv app_public.conversations;
+  c app_public.contacts;
+  last app_public.conversation_messages;
+  queued boolean := false;
+begin
+  cv := app_private.conversation_locked_for_write(conversation_id);
+  if cv.channel = 'email' then
+    perform app_hidden.raise_error(422, 'channel_not_supported', 'An email conversation has no AI to hold or resume');
+  end if;
+  if cv.ai_held is distinct from held then
+    update app_public.conversations x set ai_held = held, held_at = case when held then now() end, updated_at = now()
+     where x.organization_id = org and x.id = cv.id
+    returning * into cv;
+    if not held then
+      select * into last from app_public.conversation_messages m
+       where m.organization_id = org and m.conversation_id = cv.id order by m.created_at desc, m.id desc limit 1;
+      if last.direction = 'inbound' then
+        perform app_private.add_job('conversation_ai_reply',
+          jsonb_build_object('organization_id', org, 'conversation_id', cv.id, 'message_id', last.id),
+          job_key => 'conversation_ai:' || last.id);
+        queued := true;
+      end if;
+    end if;
+  end if;
+  select * into c from app_public.contacts x where x.organization_id = org and x.id = cv.contact_id;
+  return app_hidden.conversation_json(cv, c) || jsonb_build_object('ai_queued', queued);
+end $$;
+
+ALTER FUNCTION app_hidden.conversation_set_held(conversation_id uuid, held boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_set_held(conversation_id uuid, held boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_set_held(conversation_id uuid, held boolean) IS 'conversations_hold/resume''s write: 422 channel_not_supported for email; resuming queues the AI''s answer to an unanswered last message.';
+
+--
+-- Name: conversation_sms_send(uuid, text, uuid, text[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_sms_send(contact_id uuid, body text, location_id uuid, sinks text[]) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+-- ON CONFLICT names columns that share the parameters' names
+#variable_conflict use_column
+declare
+  org uuid := app_hidden.current_org_id();
+  c app_public.contacts;
+  loc uuid := location_id;
+  number text;
+  cv app_public.conversations;
+  refusal text;
+begin
+  select * into c from app_public.contacts x where x.organization_id = org and x.id = conversation_sms_send.contact_id;
+  if not found or not app_hidden.conversation_write_reach(c.id, coalesce(loc, (
+       select cl.location_id from app_public.contact_locations cl
+        where cl.organization_id = org and cl.contact_id = c.id and app_hidden.current_in_reach(cl.location_id) limit 1))) then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+  -- rule 4: the number of the contact's location (one in reach), else the organization's default
+  if loc is null then
+    select l.id into loc from app_public.contact_locations cl
+      join app_public.locations l on l.organization_id = cl.organization_id and l.id = cl.location_id
+     where cl.organization_id = org and cl.contact_id = c.id and app_hidden.current_in_reach(l.id)
+     order by l.sms_number is null, l.created_at, l.id limit 1;
+  end if;
+  select coalesce((select l.sms_number from app_public.locations l where l.organization_id = org and l.id = loc), o.default_sms_number)
+    into number from app_public.organizations o where o.id = org;
+  if number is null then
+    perform app_hidden.raise_error(422, 'no_sms_number',
+      'No number can text this contact: its location has no SMS number and the organization has no default number');
+  end if;
+  if c.phone is null then
+    perform app_hidden.raise_error(422, 'no_sms_number', 'The contact has no phone number to text');
+  end if;
+  select * into cv from app_public.conversations x
+   where x.organization_id = org and x.contact_id = c.id and x.channel = 'sms' and x.business_address = number for update;
+  if cv.id is not null and not app_hidden.current_in_reach(cv.location_id) then
+    if app_hidden.current_role() = 'member' then
+      perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+    end if;
+    perform app_hidden.raise_error(422, 'thread_at_other_location',
+      'The contact''s SMS thread on ' || number || ' belongs to another location');
+  end if;
+  refusal := app_private.conversation_sms_refusal(c, null);
+  if refusal is not null then
+    perform app_hidden.raise_error(409, 'sms_not_permitted', refusal);
+  end if;
+  if cv.id is null then
+    -- a concurrent first text opens the same thread: both continue the one that won
+    insert into app_public.conversations (organization_id, contact_id, location_id, channel, business_address)
+    values (org, c.id, loc, 'sms', number)
+    on conflict (organization_id, contact_id, business_address) where channel = 'sms' do nothing;
+    select * into cv from app_public.conversations x
+     where x.organization_id = org and x.contact_id = c.id and x.channel = 'sms' and x.business_address = number for update;
+  end if;
+  perform app_private.conversation_hold_for_person(cv);
+  return app_private.conversation_send_answer(app_private.conversation_append_outbound(cv, 'person', app_hidden.current_user_id(), body,
+    number, c.phone, null, null, case when 'sms' = any(sinks) then 'sink' else 'caller' end));
+end $$;
+
+ALTER FUNCTION app_hidden.conversation_sms_send(contact_id uuid, body text, location_id uuid, sinks text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_sms_send(contact_id uuid, body text, location_id uuid, sinks text[]); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_sms_send(contact_id uuid, body text, location_id uuid, sinks text[]) IS 'conversations_send_sms''s write: the number (rule 4), the thread on it (another location''s: 422, a MEMBER 404), consent (rule 6); the text stored in the contact''s thread on that number and, with the sink, delivered.';
+
+--
+-- Name: conversation_write_reach(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversation_write_reach(contact_id uuid, location_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select app_hidden.current_org_id() is not null
+     and (app_hidden.current_reaches_all_locations() or location_id = any(app_hidden.current_location_ids()))
+     and (app_hidden.current_reaches_all_locations()
+          or exists (select 1 from app_public.contact_locations cl
+                      where cl.organization_id = app_hidden.current_org_id() and cl.contact_id = conversation_write_reach.contact_id
+                        and cl.location_id = any(app_hidden.current_location_ids())))
+     and ((app_hidden.current_records_level() = 'all' and app_hidden.current_role() <> 'member')
+          or conversation_write_reach.contact_id = any(app_hidden.current_own_client_ids()))
+$$;
+
+ALTER FUNCTION app_hidden.conversation_write_reach(contact_id uuid, location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_write_reach(contact_id uuid, location_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversation_write_reach(contact_id uuid, location_id uuid) IS 'Whether the current credential may write to a conversation of the contact at the location (NULL: the organization''s): in reach, and for a MEMBER (or an own-records one) the contact is its own client.';
+
+--
+-- Name: conversations_matching(text, timestamp with time zone, uuid, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.conversations_matching(pattern text, after_at timestamp with time zone, after_id uuid, n integer) RETURNS TABLE(id uuid, created_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  contacts uuid[] := array(select x.id from app_hidden.contacts_matching(pattern, null) x);
+  matched uuid[];
+  ids uuid[];
+begin
+  ids := array(
+    select w.id
+      from (select cv.id, cv.created_at, cv.contact_id from app_public.conversations cv
+             where cv.organization_id = org and cv.channel <> 'chat'
+               and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
+             order by cv.created_at desc, cv.id desc limit 300) w
+     where w.contact_id = any(contacts)
+        or exists (select 1 from app_public.conversation_messages m
+                    where m.organization_id = org and m.conversation_id = w.id and m.channel <> 'chat' and m.body ilike pattern)
+     order by w.created_at desc, w.id desc limit n);
+  if cardinality(ids) < n then
+    -- every match, by id: the bodies' trigram index, then the matching contacts' conversations
+    matched := array(select distinct m.conversation_id from app_public.conversation_messages m
+                      where m.body ilike pattern and m.channel <> 'chat' and m.organization_id = org)
+            || array(select cv.id from app_public.conversations cv
+                      where cv.organization_id = org and cv.contact_id = any(contacts));
+    ids := array(
+      select cv.id from app_public.conversations cv
+       where cv.organization_id = org and cv.id = any(matched) and cv.channel <> 'chat'
+         and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
+       order by cv.created_at desc, cv.id desc limit n);
+  end if;
+  return query select cv.id, cv.created_at from app_public.conversations cv
+                where cv.organization_id = org and cv.id = any(ids) order by cv.created_at desc, cv.id desc;
+end $$;
+
+ALTER FUNCTION app_hidden.conversations_matching(pattern text, after_at timestamp with time zone, after_id uuid, n integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_matching(pattern text, after_at timestamp with time zone, after_id uuid, n integer); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.conversations_matching(pattern text, after_at timestamp with time zone, after_id uuid, n integer) IS 'Candidates of conversations_list q: the newest n conversations (not chat) of the current organization after the cursor whose messages or contact contain the pattern (ids only; the caller''s policies filter them).';
+
+--
 -- Name: current_credential_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -1973,6 +2494,30 @@ ALTER FUNCTION app_hidden.current_in_reach(location_id uuid) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.current_in_reach(location_id uuid) IS 'Whether a location is within the credential''s reach.';
 
 --
+-- Name: current_key_creator_left(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_key_creator_left() RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return coalesce((select not p.active
+                     from app_private.api_keys k
+                     join app_public.people p on p.organization_id = k.organization_id and p.id = k.created_by
+                    where k.id = app_hidden.current_credential_id() and k.organization_id = app_hidden.current_org_id()
+                      and k.kind = 'organization'), false);
+end $$;
+
+ALTER FUNCTION app_hidden.current_key_creator_left() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_key_creator_left(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_key_creator_left() IS 'Whether the credential is an organization key whose creator is no longer active.';
+
+--
 -- Name: current_location_ids(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -1993,6 +2538,31 @@ ALTER FUNCTION app_hidden.current_location_ids() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.current_location_ids() IS 'Locations a location-bound credential (or analyst) reaches; NULL when it reaches the whole organization, empty when unset.';
+
+--
+-- Name: current_may_book_team_member(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) RETURNS boolean
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    AS $$
+begin
+  return coalesce(case app_hidden.current_role()
+    when 'owner' then true
+    when 'admin' then true
+    when 'manager' then 'appointments' = any(app_hidden.current_powers())
+                        or current_may_book_team_member.staff_profile_id = app_hidden.current_staff_profile_id()
+    when 'member' then current_may_book_team_member.staff_profile_id = app_hidden.current_staff_profile_id()
+    else false end, false);
+end $$;
+
+ALTER FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_may_book_team_member(staff_profile_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) IS 'Whether the credential may book or change an appointment of this team member: owner and admin any; a manager with the appointments power any (at its locations); a manager without it and a member only itself; keys with no role, and Member or Manager keys without the power, none. Stricter than current_has_power, which grants organization keys all.';
 
 --
 -- Name: current_may_write_sequence(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2287,6 +2857,47 @@ ALTER FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, valu
 --
 
 COMMENT ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) IS 'Type check of a custom field value: number/currency a JSON number, boolean, date YYYY-MM-DD, datetime ISO 8601 with offset, select one of options, text a string.';
+
+--
+-- Name: eligible_team_members(uuid, uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return (
+  select coalesce(array_agg(sp.id order by sp.created_at, sp.id), '{}')
+    from app_public.staff_profiles sp
+    join app_public.people p on p.organization_id = sp.organization_id and p.id = sp.person_id and p.active
+    join app_public.person_locations pl on pl.organization_id = sp.organization_id and pl.person_id = sp.person_id
+   where sp.organization_id = eligible_team_members.organization_id and pl.location_id = eligible_team_members.location_id
+     and (eligible_team_members.offering_id is null
+          or not exists (select 1 from app_public.offering_team_members ot
+                          where ot.organization_id = eligible_team_members.organization_id and ot.offering_id = eligible_team_members.offering_id)
+          or exists (select 1 from app_public.offering_team_members ot
+                      where ot.organization_id = eligible_team_members.organization_id and ot.offering_id = eligible_team_members.offering_id
+                        and ot.staff_profile_id = sp.id))
+     and (eligible_team_members.postal_code is null
+          or exists (select 1 from app_public.territories t
+                      where t.organization_id = eligible_team_members.organization_id and t.location_id = eligible_team_members.location_id
+                        and t.country_code = upper(eligible_team_members.country_code)
+                        and app_hidden.postal_code_key(eligible_team_members.postal_code) = any(t.postal_codes)
+                        and (not exists (select 1 from app_public.territory_team_members tt
+                                          where tt.organization_id = t.organization_id and tt.territory_id = t.id)
+                             or exists (select 1 from app_public.territory_team_members tt
+                                         where tt.organization_id = t.organization_id and tt.territory_id = t.id
+                                           and tt.staff_profile_id = sp.id)))));
+end $$;
+
+ALTER FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) IS 'Team members of the location who do the offering and cover the postal code (each filter skipped when NULL), oldest first.';
 
 --
 -- Name: enrollment_events; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -2680,6 +3291,76 @@ ALTER FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bi
 COMMENT ON FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bigint) IS 'The MAC of a form''s render-time token.';
 
 --
+-- Name: locations; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.locations (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    staffed boolean DEFAULT true NOT NULL,
+    sms_number text,
+    hours jsonb DEFAULT '[]'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    slot_interval_minutes integer DEFAULT 15 NOT NULL,
+    address jsonb,
+    CONSTRAINT locations_address_check CHECK (((address IS NULL) OR (jsonb_typeof(address) = 'object'::text))),
+    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT locations_slot_interval_minutes_check CHECK (((slot_interval_minutes >= 5) AND (slot_interval_minutes <= 240)))
+);
+
+ALTER TABLE app_public.locations OWNER TO svc_owner;
+
+--
+-- Name: TABLE locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.locations IS 'A place of business with its IANA time zone and opening hours.';
+
+--
+-- Name: COLUMN locations.hours; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.hours IS 'Opening hours: [{day: mon..sun, open: HH:MM, close: HH:MM}].';
+
+--
+-- Name: COLUMN locations.slot_interval_minutes; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.slot_interval_minutes IS 'Spacing of the starts of offered slots (minutes from each opening).';
+
+--
+-- Name: COLUMN locations.address; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.address IS 'Street address: {line1, line2, city, region, postal_code, country_code}.';
+
+--
+-- Name: held_by_blocks_or_series(app_public.locations, uuid, uuid, tstzrange, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid DEFAULT NULL::uuid) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return exists (
+    select 1 from app_public.appointments a
+     where a.organization_id = loc.organization_id and a.location_id = loc.id and a.status = 'booked' and a.rrule is null
+       and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null and a.during && held_by_blocks_or_series.during
+       and a.id is distinct from held_by_blocks_or_series.except_id)
+  or exists (
+    select 1 from app_public.appointment_occurrences o
+      join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+     where o.organization_id = loc.organization_id and o.during && held_by_blocks_or_series.during and a.status = 'booked'
+       and (a.staff_profile_id = held_by_blocks_or_series.staff_profile_id or a.calendar_id = held_by_blocks_or_series.calendar_id
+            or (a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null)));
+end $$;
+
+ALTER FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) OWNER TO svc_owner;
+
+--
 -- Name: html_escape(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -2924,6 +3605,18 @@ ALTER FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_
 COMMENT ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) IS 'The listed team members still at the location (all of its team members when none is listed), oldest first.';
 
 --
+-- Name: local_day(date, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.local_day(d date, tz text) RETURNS tstzrange
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select tstzrange(d::timestamp at time zone tz, (d + 1)::timestamp at time zone tz, '[)')
+$$;
+
+ALTER FUNCTION app_hidden.local_day(d date, tz text) OWNER TO svc_owner;
+
+--
 -- Name: location_booking_options(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -2958,52 +3651,6 @@ ALTER FUNCTION app_hidden.location_booking_options(organization_id uuid, locatio
 --
 
 COMMENT ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) IS 'A location''s offerings (with duration and team members), team members (with working hours), and calendars; NULL when out of reach.';
-
---
--- Name: locations; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.locations (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    name text NOT NULL,
-    timezone text DEFAULT 'UTC'::text NOT NULL,
-    staffed boolean DEFAULT true NOT NULL,
-    sms_number text,
-    hours jsonb DEFAULT '[]'::jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    slot_interval_minutes integer DEFAULT 15 NOT NULL,
-    address jsonb,
-    CONSTRAINT locations_address_check CHECK (((address IS NULL) OR (jsonb_typeof(address) = 'object'::text))),
-    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
-    CONSTRAINT locations_slot_interval_minutes_check CHECK (((slot_interval_minutes >= 5) AND (slot_interval_minutes <= 240)))
-);
-
-ALTER TABLE app_public.locations OWNER TO svc_owner;
-
---
--- Name: TABLE locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.locations IS 'A place of business with its IANA time zone and opening hours.';
-
---
--- Name: COLUMN locations.hours; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.hours IS 'Opening hours: [{day: mon..sun, open: HH:MM, close: HH:MM}].';
-
---
--- Name: COLUMN locations.slot_interval_minutes; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.slot_interval_minutes IS 'Spacing of the starts of offered slots (minutes from each opening).';
-
---
--- Name: COLUMN locations.address; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.address IS 'Street address: {line1, line2, city, region, postal_code, country_code}.';
 
 --
 -- Name: location_json(app_public.locations); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3047,6 +3694,26 @@ ALTER FUNCTION app_hidden.location_team_members(organization_id uuid, location_i
 --
 
 COMMENT ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) IS 'Staff profile ids of the active people who work at the location, oldest first (the order "first free team member" follows).';
+
+--
+-- Name: lock_booking_target(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform pg_advisory_xact_lock(hashtextextended('appointments:' || lock_booking_target.organization_id::text || ':'
+                                                 || lock_booking_target.target::text, 0));
+end $$;
+
+ALTER FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION lock_booking_target(organization_id uuid, target uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) IS 'Orders concurrent writers of one team member''s or calendar''s time (see above); the exclusion constraint decides.';
 
 --
 -- Name: mask_email(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3225,6 +3892,52 @@ ALTER FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) OWNER
 --
 
 COMMENT ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) IS 'Team members who do the offering, oldest first.';
+
+--
+-- Name: opening_multirange(jsonb, text, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) RETURNS tstzmultirange
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    AS $$
+begin
+  return (select coalesce(range_agg(o.opening), '{}'::tstzmultirange)
+            from app_hidden.opening_ranges(opening_multirange.hours, opening_multirange.tz, opening_multirange.within) o);
+end $$;
+
+ALTER FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION opening_multirange(hours jsonb, tz text, within tstzrange); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) IS 'The openings of weekly hours around `within`, merged.';
+
+--
+-- Name: opening_ranges(jsonb, text, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) RETURNS TABLE(opening tstzrange)
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select r
+    from generate_series((lower(within) at time zone tz)::date - 1, (upper(within) at time zone tz)::date, interval '1 day') g(d)
+    cross join lateral jsonb_array_elements(case when jsonb_typeof(hours) = 'array' then hours else '[]' end) h(e)
+    cross join lateral (select tstzrange((g.d::date + (h.e->>'open')::time) at time zone tz,
+                                         (g.d::date + (h.e->>'close')::time) at time zone tz, '[)') as r) x
+   where h.e->>'day' = lower(to_char(g.d, 'dy'))
+     and (h.e->>'close')::time > (h.e->>'open')::time
+     and x.r && within
+   order by lower(x.r)
+$$;
+
+ALTER FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION opening_ranges(hours jsonb, tz text, within tstzrange); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) IS 'Each opening of weekly hours (wall times in the zone, 24:00 = midnight after) on the days `within` touches, as an absolute range.';
 
 --
 -- Name: page_error(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4893,7 +5606,10 @@ COMMENT ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_k
 CREATE FUNCTION app_hidden.session_claim(claim text) RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select case when session_user = 'svc_login' then pg_catalog.current_setting('svc.' || claim, true)
+  select case when session_user = 'svc_login' or current_user in ('svc_request', 'svc_worker')
+                or not pg_catalog.pg_has_role(session_user, 'svc_analyst', 'USAGE')
+                or pg_catalog.pg_has_role(session_user, 'svc_owner', 'USAGE')
+              then pg_catalog.current_setting('svc.' || claim, true)
               else app_hidden.analyst_claim(claim) end
 $$;
 
@@ -4903,7 +5619,20 @@ ALTER FUNCTION app_hidden.session_claim(claim text) OWNER TO svc_owner;
 -- Name: FUNCTION session_claim(claim text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.session_claim(claim text) IS 'The text of claim svc.<claim> for this session: the setting for svc_login, the analyst''s mapping for an analyst.';
+COMMENT ON FUNCTION app_hidden.session_claim(claim text) IS 'The text of claim svc.<claim> for this session: the setting, or for an analyst its own mapping.';
+
+--
+-- Name: slot_taken(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.slot_taken() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app_hidden.raise_error(409, 'slot_taken', 'This time is already booked; ask appointments_availability for open slots');
+end $$;
+
+ALTER FUNCTION app_hidden.slot_taken() OWNER TO svc_owner;
 
 --
 -- Name: step_delay(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4924,6 +5653,73 @@ ALTER FUNCTION app_hidden.step_delay(step jsonb) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.step_delay(step jsonb) IS 'The delay of a step ({days, hours, minutes}) as an interval; none is zero.';
+
+--
+-- Name: team_time(app_public.locations, uuid[], uuid[], tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) RETURNS TABLE(staff_profile_id uuid, calendar_id uuid, ord integer, open tstzmultirange, busy tstzmultirange)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  open_location tstzmultirange := app_hidden.opening_multirange(loc.hours, loc.timezone, within);
+  everyone tstzmultirange;
+begin
+  -- the location's blocks and its location-wide series: everyone's busy time
+  select coalesce(range_agg(x.during), '{}') into everyone from (
+    select a.during from app_public.appointments a
+     where a.organization_id = loc.organization_id and a.location_id = loc.id and a.status = 'booked' and a.rrule is null
+       and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null and a.during && within
+    union all
+    select o.during from app_public.appointment_occurrences o
+      join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+     where o.organization_id = loc.organization_id and o.during && within and a.status = 'booked'
+       and a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null) x;
+  open_location := open_location - everyone;
+  return query
+  with members as (
+    select m.id, m.n, sp.working_hours
+      from unnest(team_members) with ordinality m(id, n)
+      join app_public.staff_profiles sp on sp.organization_id = loc.organization_id and sp.id = m.id
+  ), own_hours as (
+    -- each distinct week of working hours once (most team members keep the location's: NULL)
+    select h.working_hours, case when h.working_hours is null then open_location
+                                 else open_location * app_hidden.opening_multirange(h.working_hours, loc.timezone, within) end as r
+      from (select distinct working_hours from members) h
+  ), busy as (
+    select x.staff_profile_id, x.calendar_id, range_agg(x.during) as r from (
+      select a.staff_profile_id, a.calendar_id, a.during from app_public.appointments a
+       where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null
+         and a.staff_profile_id = any(team_members) and a.during && within
+      union all
+      select a.staff_profile_id, a.calendar_id, a.during from app_public.appointments a
+       where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null
+         and a.calendar_id = any(calendars) and a.during && within
+      union all
+      select a.staff_profile_id, a.calendar_id, o.during from app_public.appointment_occurrences o
+        join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+       where o.organization_id = loc.organization_id and o.during && within and a.status = 'booked'
+         and (a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars))) x
+     group by x.staff_profile_id, x.calendar_id
+  )
+  select m.id, null::uuid, m.n::int, oh.r, coalesce(b.r, '{}')
+    from members m
+    join own_hours oh on oh.working_hours is not distinct from m.working_hours
+    left join busy b on b.staff_profile_id = m.id
+  union all
+  select null::uuid, c.id, c.n::int, open_location, coalesce(b.r, '{}')
+    from unnest(calendars) with ordinality c(id, n)
+    left join busy b on b.calendar_id = c.id;
+end $$;
+
+ALTER FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) IS 'Open time (location hours less its blocks, * own hours) and busy time (bookings, blocks, series) of each team member and calendar within a range: free for a range when open @> range and not busy && range.';
 
 --
 -- Name: template_unknown_variables(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4971,6 +5767,23 @@ ALTER FUNCTION app_hidden.template_unknown_variables(template text) OWNER TO svc
 --
 
 COMMENT ON FUNCTION app_hidden.template_unknown_variables(template text) IS 'The placeholder names of a template that are not sequence variables, and any {{ that opens no placeholder (as its text).';
+
+--
+-- Name: territory_covers(uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return exists (select 1 from app_public.territories t
+                  where t.organization_id = territory_covers.organization_id and t.location_id = territory_covers.location_id
+                    and t.country_code = upper(territory_covers.country_code)
+                    and app_hidden.postal_code_key(territory_covers.postal_code) = any(t.postal_codes));
+end $$;
+
+ALTER FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) OWNER TO svc_owner;
 
 --
 -- Name: territories; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -5207,6 +6020,25 @@ ALTER FUNCTION app_hidden.voice_call_record(payload jsonb) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.voice_call_record(payload jsonb) IS 'Records a voice platform call once per call id: contact by phone (or created), total_calls, call, transcript, interaction.';
 
 --
+-- Name: within_hours(app_public.locations, uuid, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return app_hidden.opening_multirange(loc.hours, loc.timezone, within_hours.during) @> within_hours.during
+     and (within_hours.staff_profile_id is null
+          or app_hidden.opening_multirange(
+               coalesce((select sp.working_hours from app_public.staff_profiles sp
+                          where sp.organization_id = loc.organization_id and sp.id = within_hours.staff_profile_id), loc.hours),
+               loc.timezone, within_hours.during) @> within_hours.during);
+end $$;
+
+ALTER FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) OWNER TO svc_owner;
+
+--
 -- Name: add_job(text, jsonb, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -5284,6 +6116,28 @@ ALTER FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_i
 --
 
 COMMENT ON FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_id uuid, at timestamp with time zone) IS 'Moves an active enrollment to its next step (edges: first whose condition holds; else list order), due at + delay, in the send window, job scheduled; no next step: completed.';
+
+--
+-- Name: appointment_booked_holds(app_public.enrollments, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select 1 from app_public.appointments a
+                  where a.organization_id = e.organization_id and a.contact_id = e.contact_id
+                    and a.kind = 'appointment' and a.status = 'booked' and a.created_at >= e.created_at
+                    and (exit->>'location_id' is null or a.location_id::text = exit->>'location_id'))
+$$;
+
+ALTER FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointment_booked_holds(e app_public.enrollments, exit jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) IS 'The appointment_booked exit: the contact has a live booking made since it enrolled (at exit.location_id when given).';
 
 --
 -- Name: build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -5403,6 +6257,480 @@ ALTER FUNCTION app_private.check_contact_exits(organization_id uuid, contact_id 
 --
 
 COMMENT ON FUNCTION app_private.check_contact_exits(organization_id uuid, contact_id uuid) IS 'Completes the contact''s live enrollments whose exit conditions hold now; run when a tag or a change of the contact arrives.';
+
+--
+-- Name: contact_only_location(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) RETURNS uuid
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case when count(*) = 1 then min(cl.location_id::text)::uuid end
+    from app_public.contact_locations cl where cl.organization_id = org and cl.contact_id = contact_only_location.contact_id
+$$;
+
+ALTER FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: conversation_ai_context(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_ai_context(organization_id uuid, conversation_id uuid, message_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  cv app_public.conversations;
+begin
+  select * into cv from app_public.conversations x
+   where x.organization_id = conversation_ai_context.organization_id and x.id = conversation_ai_context.conversation_id;
+  if not app_private.conversation_ai_due(cv, message_id) then
+    return null;
+  end if;
+  return jsonb_build_object(
+    'organization', (select jsonb_build_object('name', o.name) from app_public.organizations o where o.id = cv.organization_id),
+    'location', (select jsonb_build_object('name', l.name, 'timezone', l.timezone, 'hours', l.hours,
+                   'address', to_jsonb(l)->'address',
+                   'offerings', coalesce((select jsonb_agg(jsonb_build_object('name', f.name, 'duration_minutes', f.duration_minutes)
+                                                           order by f.name)
+                                            from app_public.offerings f
+                                           where f.organization_id = l.organization_id and f.location_id = l.id), '[]'))
+                   from app_public.locations l where l.organization_id = cv.organization_id and l.id = cv.location_id),
+    'channel', cv.channel,
+    'contact', (select jsonb_build_object('name', c.name) from app_public.contacts c
+                 where c.organization_id = cv.organization_id and c.id = cv.contact_id),
+    'thread', coalesce((select jsonb_agg(jsonb_build_object('author', t.author, 'body', t.body) order by t.created_at, t.id)
+                          from (select m.author, m.body, m.created_at, m.id from app_public.conversation_messages m
+                                 where m.organization_id = cv.organization_id and m.conversation_id = cv.id
+                                 order by m.created_at desc, m.id desc limit 20) t), '[]'));
+end $$;
+
+ALTER FUNCTION app_private.conversation_ai_context(organization_id uuid, conversation_id uuid, message_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_ai_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.conversation_ai_context(organization_id uuid, conversation_id uuid, message_id uuid) IS 'What the AI responder is given for an inbound message (organization, location with hours, address and offerings, the last 20 messages), or NULL when the AI owes it no answer.';
+
+--
+-- Name: conversation_ai_due(app_public.conversations, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_ai_due(cv app_public.conversations, message_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select cv.id is not null and app_hidden.conversation_response_mode(cv) = 'ai'
+     and exists (select 1 from app_public.conversation_messages m
+                  where m.organization_id = cv.organization_id and m.conversation_id = cv.id
+                    and m.id = conversation_ai_due.message_id and m.direction = 'inbound'
+                    and not exists (select 1 from app_public.conversation_messages later
+                                     where later.organization_id = m.organization_id and later.conversation_id = m.conversation_id
+                                       and (later.created_at, later.id) > (m.created_at, m.id)))
+$$;
+
+ALTER FUNCTION app_private.conversation_ai_due(cv app_public.conversations, message_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: conversation_ai_record(uuid, uuid, uuid, jsonb, text[]); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  cv app_public.conversations;
+  c app_public.contacts;
+  refusal text;
+  m app_public.conversation_messages;
+begin
+  select * into cv from app_public.conversations x
+   where x.organization_id = conversation_ai_record.organization_id and x.id = conversation_ai_record.conversation_id for update;
+  if not app_private.conversation_ai_due(cv, message_id) then
+    return jsonb_build_object('action', 'none');
+  end if;
+  if answer->>'kind' = 'handover' or coalesce(btrim(answer->>'text'), '') = '' then
+    update app_public.conversations x set ai_held = true, held_at = now(), updated_at = now()
+     where x.organization_id = cv.organization_id and x.id = cv.id;
+    return jsonb_build_object('action', 'handover');
+  end if;
+  select * into c from app_public.contacts x where x.organization_id = cv.organization_id and x.id = cv.contact_id;
+  if cv.channel = 'sms' then
+    -- the same rules as a person's answer (rule 6): never to an opted-out number
+    refusal := case when c.phone is null then 'The contact has no phone number' else app_private.conversation_sms_refusal(c, cv) end;
+    if refusal is not null then
+      return jsonb_build_object('action', 'refused', 'reason', refusal);
+    end if;
+  end if;
+  m := app_private.conversation_append_outbound(cv, 'ai', null, left(btrim(answer->>'text'), 1600), cv.business_address, c.phone,
+    null, null, case when cv.channel = any(sinks) then 'sink' else 'job' end);
+  return jsonb_build_object('action', 'reply', 'message_id', m.id);
+end $$;
+
+ALTER FUNCTION app_private.conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]) IS 'Writes the AI''s answer to an inbound message (queued for delivery) or hands the thread to a person (hold), once: nothing when the message is no longer the AI''s to answer.';
+
+--
+-- Name: conversation_append_outbound(app_public.conversations, text, uuid, text, text, text, text, jsonb, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_append_outbound(cv app_public.conversations, author text, person uuid, body text, sender text, recipient text, subject text, headers jsonb, deliver text) RETURNS app_public.conversation_messages
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  m app_public.conversation_messages;
+  message_id uuid := gen_random_uuid();
+  meta jsonb := jsonb_build_object('conversation_id', cv.id, 'message_id', message_id);
+begin
+  if deliver not in ('job', 'sink', 'caller') then
+    raise exception 'conversation_append_outbound: deliver is job, sink or caller, not %', deliver;
+  end if;
+  if cv.channel = 'email' then
+    -- the id a reply's In-Reply-To names (conversations_inbound_email finds the thread by it)
+    headers := jsonb_build_object('Message-ID', '<' || message_id || '@' || coalesce((select o.sending_email_domain
+      from app_public.organizations o where o.id = cv.organization_id), 'localhost') || '>') || coalesce(headers, '{}');
+  end if;
+  if headers is not null and headers <> '{}' then
+    meta := meta || jsonb_build_object('headers', headers);
+  end if;
+  insert into app_public.conversation_messages (organization_id, id, conversation_id, channel, direction, author, author_person_id,
+    body, subject, status)
+  values (cv.organization_id, message_id, cv.id, cv.channel, 'outbound', author, person, body, subject,
+          case when cv.channel = 'chat' or deliver = 'sink' then 'sent' else 'queued' end)
+  returning * into m;
+  if cv.channel <> 'chat' then
+    insert into app_private.outgoing_messages (organization_id, id, channel, sender, recipient, subject, body, meta, status, sent_at)
+    values (cv.organization_id, message_id, cv.channel, sender, recipient, coalesce(subject, case when cv.channel = 'email' then '' end),
+            body, meta, case when deliver = 'sink' then 'sent' else 'queued' end, case when deliver = 'sink' then now() end);
+    if deliver = 'sink' then
+      insert into app_private.outbox (organization_id, id, channel, sender, recipient, subject, body, meta)
+      values (cv.organization_id, message_id, cv.channel, sender, recipient, subject, body, meta);
+    elsif deliver = 'job' then
+      perform app_private.add_job('deliver_message', jsonb_build_object('organization_id', cv.organization_id, 'message_id', message_id),
+        job_key => 'message:' || message_id);
+    end if;
+  end if;
+  update app_public.conversations x set last_message_at = greatest(x.last_message_at, m.created_at), updated_at = now()
+   where x.organization_id = cv.organization_id and x.id = cv.id;
+  return m;
+end $$;
+
+ALTER FUNCTION app_private.conversation_append_outbound(cv app_public.conversations, author text, person uuid, body text, sender text, recipient text, subject text, headers jsonb, deliver text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_append_outbound(cv app_public.conversations, author text, person uuid, body text, sender text, recipient text, subject text, headers jsonb, deliver text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.conversation_append_outbound(cv app_public.conversations, author text, person uuid, body text, sender text, recipient text, subject text, headers jsonb, deliver text) IS 'An outbound message of a conversation and its outgoing message (same id; meta conversation_id, message_id), delivered by job, by the local sink now, or by the caller; chat messages are stored as sent.';
+
+--
+-- Name: conversation_hold_for_person(app_public.conversations); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_hold_for_person(cv app_public.conversations) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  update app_public.conversations x set ai_held = true, held_at = coalesce(x.held_at, now()), updated_at = now()
+   where x.organization_id = cv.organization_id and x.id = cv.id and x.channel <> 'email' and not x.ai_held
+$$;
+
+ALTER FUNCTION app_private.conversation_hold_for_person(cv app_public.conversations) OWNER TO svc_owner;
+
+--
+-- Name: conversation_locked_for_write(uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_locked_for_write(conversation_id uuid) RETURNS app_public.conversations
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  cv app_public.conversations;
+begin
+  select * into cv from app_public.conversations x
+   where x.organization_id = app_hidden.current_org_id() and x.id = conversation_locked_for_write.conversation_id for update;
+  if not found or not app_hidden.conversation_write_reach(cv.contact_id, cv.location_id) then
+    perform app_hidden.raise_error(404, 'not_found', 'Conversation not found');
+  end if;
+  return cv;
+end $$;
+
+ALTER FUNCTION app_private.conversation_locked_for_write(conversation_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: conversation_send_answer(app_public.conversation_messages); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_send_answer(m app_public.conversation_messages) RETURNS jsonb
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object(
+    'message', app_hidden.conversation_message_json(m),
+    'conversation', (select app_hidden.conversation_json(cv, c) from app_public.conversations cv
+                       join app_public.contacts c on c.organization_id = cv.organization_id and c.id = cv.contact_id
+                      where cv.organization_id = m.organization_id and cv.id = m.conversation_id),
+    'outgoing', (select jsonb_build_object('organization_id', om.organization_id, 'id', om.id, 'channel', om.channel,
+                   'sender', om.sender, 'recipient', om.recipient, 'subject', om.subject, 'body', om.body, 'meta', om.meta)
+                   from app_private.outgoing_messages om
+                  where om.organization_id = m.organization_id and om.id = m.id and om.status = 'queued'))
+$$;
+
+ALTER FUNCTION app_private.conversation_send_answer(m app_public.conversation_messages) OWNER TO svc_owner;
+
+--
+-- Name: conversation_sequence_reply(uuid, text, text, text, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_sequence_reply(org uuid, channel text, contact_address text, business_address text, replied_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  om app_private.outgoing_messages;
+begin
+  if replied_id is not null then
+    select * into om from app_private.outgoing_messages x
+     where x.organization_id = org and x.id = replied_id and x.meta ? 'enrollment_id';
+  elsif channel = 'sms' then
+    select * into om from app_private.outgoing_messages x
+     where x.organization_id = org and x.channel = 'sms' and x.recipient = contact_address and x.sender = business_address
+       and x.meta ? 'enrollment_id' and x.created_at > now() - interval '30 days'
+     order by x.created_at desc, x.id desc limit 1;
+  end if;
+  if om.id is null or exists (select 1 from app_public.enrollment_events v
+                               where v.organization_id = org and v.enrollment_id = (om.meta->>'enrollment_id')::uuid
+                                 and v.type = 'replied' and v.message_id = om.id) then
+    return;
+  end if;
+  insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id)
+  select org, e.id, 'replied', om.meta->>'step_key', om.id
+    from app_public.enrollments e where e.organization_id = org and e.id = (om.meta->>'enrollment_id')::uuid;
+end $$;
+
+ALTER FUNCTION app_private.conversation_sequence_reply(org uuid, channel text, contact_address text, business_address text, replied_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_sequence_reply(org uuid, channel text, contact_address text, business_address text, replied_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.conversation_sequence_reply(org uuid, channel text, contact_address text, business_address text, replied_id uuid) IS 'Records an inbound message as the replied event of the sequence message it answers (In-Reply-To, or the last sequence SMS from that number to that phone), once per message.';
+
+--
+-- Name: conversation_sms_refusal(app_public.contacts, app_public.conversations); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_sms_refusal(c app_public.contacts, cv app_public.conversations) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if exists (select 1 from app_public.sms_opt_outs o
+              where o.organization_id = c.organization_id and o.phone = c.phone and o.ended_at is null) then
+    return 'The contact opted out of SMS';
+  end if;
+  if not c.sms_consent and (cv.id is null or not exists (
+       select 1 from app_public.conversation_messages m
+        where m.organization_id = cv.organization_id and m.conversation_id = cv.id and m.direction = 'inbound')) then
+    return 'The contact has not consented to SMS';
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.conversation_sms_refusal(c app_public.contacts, cv app_public.conversations) OWNER TO svc_owner;
+
+--
+-- Name: conversations_inbound_email(text, text, text, text, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversations_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  org uuid;
+  replied_id uuid;
+  c app_public.contacts;
+  made boolean;
+  cv app_public.conversations;
+  m app_public.conversation_messages;
+  topic text := nullif(btrim(regexp_replace(coalesce(subject, ''), '^\s*((re|fwd?|aw|sv)\s*:\s*)+', '', 'i')), '');
+begin
+  if to_address !~ '^[^@\s]+@[^@\s]+$' or from_address !~ '^[^@\s]+@[^@\s]+$' then
+    perform app_hidden.raise_error(400, 'bad_request', 'to and from are email addresses');
+  end if;
+  if body is null or length(body) not between 1 and 20000 then
+    perform app_hidden.raise_error(400, 'bad_request', 'body: 1 to 20000 characters');
+  end if;
+  replied_id := substring(in_reply_to from '^<?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@')::uuid;
+  if replied_id is not null then
+    select om.organization_id, (om.meta->>'conversation_id')::uuid into org, cv.id
+      from app_private.outgoing_messages om where om.id = replied_id and om.channel = 'email';
+  end if;
+  if org is null then
+    select o.id into org from app_public.organizations o
+     where lower(o.sending_email_domain) = lower(split_part(to_address, '@', 2)) order by o.created_at, o.id limit 1;
+  end if;
+  if org is null then
+    perform app_hidden.raise_error(404, 'not_found', 'No organization receives email at ' || to_address);
+  end if;
+  if provider_id is not null then
+    select * into m from app_public.conversation_messages x where x.organization_id = org and x.provider_message_id = provider_id;
+    if found then
+      return jsonb_build_object('organization_id', org, 'conversation_id', m.conversation_id, 'message_id', m.id, 'duplicate', true);
+    end if;
+  end if;
+
+  select x.created into made from app_private.inbound_contact(org, null, null, lower(from_address)) x;
+  select * into c from app_public.contacts x where x.organization_id = org and x.email_key = lower(from_address);
+  if cv.id is not null then
+    select * into cv from app_public.conversations x
+     where x.organization_id = org and x.id = cv.id and x.contact_id = c.id and x.channel = 'email' for update;
+  end if;
+  if cv.id is null then
+    select * into cv from app_public.conversations x
+     where x.organization_id = org and x.contact_id = c.id and x.channel = 'email' and x.business_address = lower(to_address)
+       and x.subject is not distinct from topic
+     order by x.last_message_at desc, x.id desc limit 1 for update;
+  end if;
+  if cv.id is null then
+    insert into app_public.conversations (organization_id, contact_id, location_id, channel, business_address, subject)
+    values (org, c.id, app_private.contact_only_location(org, c.id), 'email', lower(to_address), topic)
+    returning * into cv;
+  end if;
+  insert into app_public.conversation_messages (organization_id, conversation_id, channel, direction, author, body, subject, status,
+    provider_message_id)
+  values (org, cv.id, 'email', 'inbound', 'contact', body, subject, 'received', provider_id)
+  returning * into m;
+  update app_public.conversations x set last_message_at = greatest(x.last_message_at, m.created_at), updated_at = now()
+   where x.organization_id = org and x.id = cv.id;
+  perform app_private.conversation_sequence_reply(org, 'email', c.email_key, null, replied_id);
+  return jsonb_build_object('organization_id', org, 'conversation_id', cv.id, 'message_id', m.id, 'contact_id', c.id,
+    'contact_created', made);
+end $_$;
+
+ALTER FUNCTION app_private.conversations_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.conversations_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text) IS 'An email arrives: organization and thread by In-Reply-To or the domain written to, contact by email or created, the thread continued (replied to, or same address and subject) or opened. No AI answers email.';
+
+--
+-- Name: conversations_inbound_sms(text, text, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversations_inbound_sms(to_number text, from_number text, body text, provider_id text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  org uuid;
+  org_name text;
+  location uuid;
+  c app_public.contacts;
+  made boolean;
+  cv app_public.conversations;
+  m app_public.conversation_messages;
+  keyword text := app_private.sms_keyword(body);
+  answer text;
+  reply app_public.conversation_messages;
+  ai_queued boolean := false;
+begin
+  if to_number !~ '^\+[1-9][0-9]{6,14}$' or from_number !~ '^\+[1-9][0-9]{6,14}$' then
+    perform app_hidden.raise_error(400, 'bad_request', 'to and from are E.164 numbers');
+  end if;
+  if body is null or length(body) not between 1 and 20000 then
+    perform app_hidden.raise_error(400, 'bad_request', 'body: 1 to 20000 characters');
+  end if;
+  select l.organization_id, l.id into org, location from app_public.locations l
+   where l.sms_number = to_number order by l.created_at, l.id limit 1;
+  if org is null then
+    select o.id into org from app_public.organizations o where o.default_sms_number = to_number order by o.created_at, o.id limit 1;
+  end if;
+  if org is null then
+    perform app_hidden.raise_error(404, 'not_found', 'No organization texts from ' || to_number);
+  end if;
+  select o.name into org_name from app_public.organizations o where o.id = org;
+
+  if provider_id is not null then
+    select * into m from app_public.conversation_messages x where x.organization_id = org and x.provider_message_id = provider_id;
+    if found then
+      select * into cv from app_public.conversations x where x.organization_id = org and x.id = m.conversation_id;
+      return jsonb_build_object('organization_id', org, 'conversation_id', m.conversation_id, 'message_id', m.id,
+        'contact_id', cv.contact_id, 'duplicate', true);
+    end if;
+  end if;
+
+  select x.created into made from app_private.inbound_contact(org, location, from_number, null) x;
+  select * into c from app_public.contacts x where x.organization_id = org and x.phone = from_number;
+
+  insert into app_public.conversations (organization_id, contact_id, location_id, channel, business_address)
+  values (org, c.id, coalesce(location, app_private.contact_only_location(org, c.id)), 'sms', to_number)
+  on conflict (organization_id, contact_id, business_address) where channel = 'sms' do nothing;
+  select * into cv from app_public.conversations x
+   where x.organization_id = org and x.contact_id = c.id and x.channel = 'sms' and x.business_address = to_number
+     for update;
+
+  insert into app_public.conversation_messages (organization_id, conversation_id, channel, direction, author, body, status,
+    provider_message_id)
+  values (org, cv.id, 'sms', 'inbound', 'contact', body, 'received', provider_id)
+  returning * into m;
+  update app_public.conversations x set last_message_at = greatest(x.last_message_at, m.created_at), updated_at = now()
+   where x.organization_id = org and x.id = cv.id;
+
+  if keyword = 'stop' then
+    insert into app_public.sms_opt_outs (organization_id, phone, contact_id, source) values (org, c.phone, c.id, 'keyword')
+    on conflict (organization_id, phone) where ended_at is null do nothing;
+    update app_public.contacts x set sms_consent = false, sms_consent_at = null, sms_consent_source = null, updated_at = now()
+     where x.organization_id = org and x.id = c.id;
+    answer := org_name || ': you are unsubscribed and will get no more messages from us. Reply START to resubscribe.';
+  elsif keyword = 'start' then
+    update app_public.sms_opt_outs o set ended_at = greatest(o.created_at, now())
+     where o.organization_id = org and o.phone = c.phone and o.ended_at is null;
+    update app_public.contacts x set sms_consent = true, sms_consent_at = now(), sms_consent_source = 'SMS keyword START',
+           updated_at = now()
+     where x.organization_id = org and x.id = c.id;
+    answer := org_name || ': you are resubscribed to our messages. Reply HELP for help, STOP to unsubscribe. '
+      || 'Msg & data rates may apply.';
+  elsif keyword = 'help' then
+    answer := org_name || ': reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply. '
+      || 'Reply with your question and we will get back to you.';
+  end if;
+
+  if keyword is null then
+    perform app_private.conversation_sequence_reply(org, 'sms', c.phone, to_number, null);
+  end if;
+  if answer is not null then
+    reply := app_private.conversation_append_outbound(cv, 'system', null, answer, to_number, c.phone, null, null, 'job');
+  elsif app_hidden.conversation_response_mode(cv) = 'ai' then
+    perform app_private.add_job('conversation_ai_reply',
+      jsonb_build_object('organization_id', org, 'conversation_id', cv.id, 'message_id', m.id),
+      job_key => 'conversation_ai:' || m.id);
+    ai_queued := true;
+  end if;
+  return jsonb_build_object('organization_id', org, 'conversation_id', cv.id, 'message_id', m.id, 'contact_id', c.id,
+    'contact_created', made, 'keyword', keyword, 'reply_message_id', reply.id, 'ai_queued', ai_queued);
+end $_$;
+
+ALTER FUNCTION app_private.conversations_inbound_sms(to_number text, from_number text, body text, provider_id text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_inbound_sms(to_number text, from_number text, body text, provider_id text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.conversations_inbound_sms(to_number text, from_number text, body text, provider_id text) IS 'An SMS arrives at one of the organization''s numbers: the contact matched by phone or created, the thread continued or opened, STOP/START/HELP recorded and answered, anything else left to the AI while it answers. Idempotent on provider_id.';
 
 --
 -- Name: define_contacts_json(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -5786,6 +7114,46 @@ ALTER FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id
 COMMENT ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) IS 'Advisory-lock key held by the connection running the first call of (credential, operation, idempotency key).';
 
 --
+-- Name: inbound_contact(uuid, uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.inbound_contact(org uuid, location uuid, phone text, email text) RETURNS TABLE(contact_id uuid, created boolean)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  c app_public.contacts;
+  made boolean := false;
+begin
+  if phone is not null then
+    select * into c from app_public.contacts x where x.organization_id = org and x.phone = inbound_contact.phone;
+  else
+    select * into c from app_public.contacts x where x.organization_id = org and x.email_key = lower(inbound_contact.email);
+  end if;
+  if c.id is null then
+    insert into app_public.contacts (organization_id, phone, email) values (org, inbound_contact.phone, inbound_contact.email)
+    on conflict do nothing
+    returning * into c;
+    made := c.id is not null;
+    if not made then
+      -- created at the same moment by another message from the same sender
+      select * into c from app_public.contacts x
+       where x.organization_id = org and (x.phone = inbound_contact.phone or x.email_key = lower(inbound_contact.email));
+    end if;
+  else
+    update app_public.contacts x set last_seen_at = greatest(x.last_seen_at, now())
+     where x.organization_id = org and x.id = c.id;
+  end if;
+  if location is not null then
+    insert into app_public.contact_locations (organization_id, contact_id, location_id) values (org, c.id, location)
+    on conflict do nothing;
+  end if;
+  return query select c.id, made;
+end $$;
+
+ALTER FUNCTION app_private.inbound_contact(org uuid, location uuid, phone text, email text) OWNER TO svc_owner;
+
+--
 -- Name: kick_step_sweep(uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -5945,6 +7313,48 @@ CREATE FUNCTION app_private.person_may_hold_key(p app_public.people, k app_priva
 $$;
 
 ALTER FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) OWNER TO svc_owner;
+
+--
+-- Name: refresh_appointment_own_client(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  person uuid;
+begin
+  if staff_profile_id is null or contact_id is null then
+    return;
+  end if;
+  select sp.person_id into person from app_public.staff_profiles sp
+   where sp.organization_id = refresh_appointment_own_client.organization_id and sp.id = refresh_appointment_own_client.staff_profile_id;
+  if person is null then
+    return;
+  end if;
+  if exists (select 1 from app_public.appointments a
+              where a.organization_id = refresh_appointment_own_client.organization_id
+                and a.staff_profile_id = refresh_appointment_own_client.staff_profile_id
+                and a.contact_id = refresh_appointment_own_client.contact_id
+                and a.kind = 'appointment' and a.status = 'booked') then
+    insert into app_private.own_clients (organization_id, person_id, contact_id, source)
+    values (refresh_appointment_own_client.organization_id, person, refresh_appointment_own_client.contact_id, 'appointments')
+    on conflict do nothing;
+  else
+    delete from app_private.own_clients oc
+     where oc.organization_id = refresh_appointment_own_client.organization_id and oc.person_id = person
+       and oc.contact_id = refresh_appointment_own_client.contact_id and oc.source = 'appointments';
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid) IS 'Keeps the own_clients row (source appointments) of a team member''s person and a contact: present while a live booking joins them.';
 
 --
 -- Name: refresh_search_trigrams(integer); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -6228,6 +7638,23 @@ ALTER FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment
 COMMENT ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) IS 'Second transaction of a sequence step: records sent or failed (step run, message, event; with sink, the outbox row) and moves the enrollment on. Commits without waiting for the disk: a lost record leaves the run sending, later unknown.';
 
 --
+-- Name: sms_keyword(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.sms_keyword(body text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  select case upper(regexp_replace(btrim(body), '[[:space:][:punct:]]+$', ''))
+    when 'STOP' then 'stop' when 'STOPALL' then 'stop' when 'UNSUBSCRIBE' then 'stop' when 'CANCEL' then 'stop'
+    when 'END' then 'stop' when 'QUIT' then 'stop'
+    when 'START' then 'start' when 'UNSTOP' then 'start'
+    when 'HELP' then 'help' when 'INFO' then 'help'
+  end
+$_$;
+
+ALTER FUNCTION app_private.sms_keyword(body text) OWNER TO svc_owner;
+
+--
 -- Name: sweep_enrollment_steps(uuid, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -6270,6 +7697,64 @@ ALTER FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until ti
 --
 
 COMMENT ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) IS 'Adds the sequence_step job (key sequence_step:<id>, at next_run_at) of each active enrollment that runs by `until` (default now + the sweep horizon) and has none; one organization or all. Answers how many it added.';
+
+--
+-- Name: tg_appointments__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointments__own_clients() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op in ('UPDATE', 'DELETE') then
+    perform app_private.refresh_appointment_own_client(old.organization_id, old.staff_profile_id, old.contact_id);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    perform app_private.refresh_appointment_own_client(new.organization_id, new.staff_profile_id, new.contact_id);
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointments__own_clients() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_appointments__own_clients(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_appointments__own_clients() IS 'After a booking is written, moved, cancelled or deleted: the own clients of its team member(s) follow.';
+
+--
+-- Name: tg_appointments__sequences(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointments__sequences() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  s record;
+begin
+  perform app_private.check_contact_exits(new.organization_id, new.contact_id);
+  for s in
+    select x.id from app_public.sequences x
+     where x.organization_id = new.organization_id and x.status = 'active' and x.kind = 'automation'
+       and x.trigger->>'type' = 'appointment_booked'
+       and (x.trigger->>'location_id' is null or x.trigger->>'location_id' = new.location_id::text)
+     order by x.id
+  loop
+    perform app_private.enroll_by_trigger(new.organization_id, s.id, new.contact_id, 'appointment_booked', null);
+  end loop;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointments__sequences() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_appointments__sequences(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_appointments__sequences() IS 'appointment_booked: after an API booking, the contact''s exits are checked and the automations it triggers enroll it.';
 
 --
 -- Name: tg_calls__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -6565,6 +8050,23 @@ ALTER FUNCTION app_private.tg_forms__secret() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_forms__secret() IS 'Gives every new form the key its render-time tokens are signed with.';
 
 --
+-- Name: tg_outgoing_messages__conversation_status(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_outgoing_messages__conversation_status() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_public.conversation_messages m set status = new.status, error = new.error
+   where m.organization_id = new.organization_id and m.id = new.id and m.direction = 'outbound'
+     and (m.status, m.error) is distinct from (new.status, new.error);
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_outgoing_messages__conversation_status() OWNER TO svc_owner;
+
+--
 -- Name: tg_people__revoke_keys(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -6684,6 +8186,284 @@ ALTER FUNCTION app_private.tg_sms_opt_outs__sequences() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_sms_opt_outs__sequences() IS 'A number opted out: its contacts'' SMS sequences are cancelled.';
 
 --
+-- Name: appointments_availability(uuid, date, uuid, uuid, text, text, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid DEFAULT NULL::uuid, team_member_id uuid DEFAULT NULL::uuid, postal_code text DEFAULT NULL::text, country_code text DEFAULT NULL::text, duration_minutes integer DEFAULT NULL::integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  loc app_public.locations;
+  o app_public.offerings;
+  len interval;
+  cc text := country_code;
+  members uuid[] := '{}';
+  cals uuid[] := '{}';
+  slots jsonb;
+begin
+  select * into loc from app_public.locations l where l.organization_id = org and l.id = appointments_availability.location_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+  end if;
+  if offering_id is not null then
+    select * into o from app_public.offerings x
+     where x.organization_id = org and x.id = appointments_availability.offering_id and x.location_id = loc.id;
+    if not found then
+      perform app_hidden.raise_error(404, 'not_found', 'Offering not found at this location');
+    end if;
+  end if;
+  len := make_interval(mins => coalesce(o.duration_minutes, appointments_availability.duration_minutes, loc.slot_interval_minutes));
+  if postal_code is not null and cc is null then
+    cc := upper(loc.address->>'country_code');
+    if cc is null then
+      perform app_hidden.raise_error(400, 'bad_request', 'query.country_code: send the country of postal_code (this location has no address to take it from)');
+    end if;
+  end if;
+  if loc.staffed then
+    members := app_hidden.eligible_team_members(org, loc.id, o.id, postal_code, cc);
+    if team_member_id is not null then
+      if not team_member_id = any(app_hidden.eligible_team_members(org, loc.id, null, null, null)) then
+        perform app_hidden.raise_error(404, 'not_found', 'Team member not found at this location');
+      end if;
+      members := case when team_member_id = any(members) then array[team_member_id] else '{}' end;
+    end if;
+  else
+    if team_member_id is not null then
+      perform app_hidden.raise_error(404, 'not_found', 'Team member not found at this location (it is not staffed: it books calendars)');
+    end if;
+    select coalesce(array_agg(c.id order by c.name, c.id), '{}') into cals
+      from app_public.calendars c where c.organization_id = org and c.location_id = loc.id;
+  end if;
+
+  with t as materialized (
+    select t.open, t.busy from app_hidden.team_time(loc, members, cals, app_hidden.local_day(day, loc.timezone)) t
+  ), starts as (
+    -- each opening of the location's hours on that day starts a grid of slots
+    select distinct s
+      from app_hidden.opening_ranges(loc.hours, loc.timezone, app_hidden.local_day(day, loc.timezone)) w
+      cross join lateral generate_series(lower(w.opening), upper(w.opening) - len, make_interval(mins => loc.slot_interval_minutes)) s
+     where (s at time zone loc.timezone)::date = day
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('start', x.s, 'end', x.s + len) order by x.s), '[]')
+    into slots
+    from starts x
+   where exists (select 1 from t where t.open @> tstzrange(x.s, x.s + len, '[)') and not t.busy && tstzrange(x.s, x.s + len, '[)'));
+
+  return jsonb_build_object(
+    'location_id', loc.id,
+    'date', day,
+    'timezone', loc.timezone,
+    'offering_id', o.id,
+    'duration_minutes', extract(epoch from len)::int / 60,
+    'slot_interval_minutes', loc.slot_interval_minutes,
+    'team_member_ids', to_jsonb(members),
+    'calendar_ids', to_jsonb(cals),
+    'slots', slots);
+end $$;
+
+ALTER FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) IS 'appointments_availability: the starts on a local day where some eligible team member (or calendar) is free for the whole length, stepped by the slot interval from each opening of the location''s hours; 404 for a location, offering or team member out of reach.';
+
+--
+-- Name: appointments_cancel(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_cancel(appointment_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.appointments := app_hidden.appointment_for_change(appointment_id);
+begin
+  if a.status = 'booked' then
+    update app_public.appointments x set status = 'cancelled', cancelled_at = now(), updated_at = now()
+     where x.organization_id = a.organization_id and x.id = a.id
+    returning * into a;
+  end if;
+  return app_hidden.appointment_json(a);
+end $$;
+
+ALTER FUNCTION app_public.appointments_cancel(appointment_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_cancel(appointment_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_cancel(appointment_id uuid) IS 'appointments_cancel: frees the time; a cancelled one answers as it is.';
+
+--
+-- Name: appointments_create(uuid, uuid, uuid, uuid, jsonb, uuid, timestamp with time zone, timestamp with time zone, text); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  loc app_public.locations;
+  cal app_public.calendars;
+  o app_public.offerings;
+  c record;
+  during tstzrange;
+  postal text := nullif(btrim(service_address->>'postal_code'), '');
+  country text := upper(nullif(btrim(service_address->>'country_code'), ''));
+  tm uuid := team_member_id;
+  candidates uuid[];
+  chosen uuid;
+  free record;
+  a app_public.appointments;
+begin
+  if (location_id is null) = (calendar_id is null) then
+    perform app_hidden.raise_error(400, 'bad_request', 'Send exactly one of location_id and calendar_id');
+  end if;
+  if calendar_id is not null and (offering_id is not null or team_member_id is not null or service_address is not null) then
+    perform app_hidden.raise_error(400, 'bad_request',
+      'offering_id, team_member_id and service_address go with location_id; a calendar is booked with none of them');
+  end if;
+  if end_time <= start_time then
+    perform app_hidden.raise_error(400, 'bad_request', 'body.end_time: must be after start_time');
+  end if;
+  during := tstzrange(start_time, end_time, '[)');
+
+  -- what the request names, found through the caller's policies
+  if calendar_id is not null then
+    select * into cal from app_public.calendars x where x.organization_id = org and x.id = appointments_create.calendar_id;
+    if not found then
+      perform app_hidden.raise_error(404, 'not_found', 'Calendar not found');
+    end if;
+  end if;
+  select * into loc from app_public.locations l where l.organization_id = org and l.id = coalesce(appointments_create.location_id, cal.location_id);
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+  end if;
+  select x.id, x.name, x.phone, x.email::text as email into c from app_public.contacts x where x.organization_id = org and x.id = appointments_create.contact_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+  if offering_id is not null then
+    select * into o from app_public.offerings x where x.organization_id = org and x.id = appointments_create.offering_id and x.location_id = loc.id;
+    if not found then
+      perform app_hidden.raise_error(404, 'not_found', 'Offering not found at this location');
+    end if;
+  end if;
+  if tm is not null and not exists (select 1 from app_public.staff_profiles sp where sp.organization_id = org and sp.id = tm) then
+    perform app_hidden.raise_error(404, 'not_found', 'Team member not found');
+  end if;
+  if app_hidden.current_key_creator_left() then
+    perform app_hidden.raise_error(422, 'key_creator_left',
+      'The person who created this organization key has left the organization; bookings need a key of someone still here');
+  end if;
+
+  if cal.id is not null then
+    -- a calendar: an unstaffed location's resource, bookable by anyone who reaches it
+    if loc.staffed then
+      perform app_hidden.raise_error(400, 'bad_request', 'body.calendar_id: this location is staffed; book it by location_id (and a team member)');
+    end if;
+    if not app_hidden.within_hours(loc, null, during) then
+      perform app_hidden.raise_error(409, 'outside_hours', 'The time is outside the location''s hours');
+    end if;
+    if app_hidden.held_by_blocks_or_series(loc, null, cal.id, during) then
+      perform app_hidden.slot_taken();
+    end if;
+    perform app_hidden.lock_booking_target(org, cal.id);
+    begin
+      insert into app_public.appointments (organization_id, kind, location_id, calendar_id, contact_id, title,
+        attendee_name, attendee_phone, attendee_email, starts_at, ends_at, created_by, created_by_credential, source)
+      values (org, 'appointment', loc.id, cal.id, c.id, title, c.name, c.phone, c.email,
+        start_time, end_time, app_hidden.current_user_id(), app_hidden.current_credential_id(), 'api')
+      returning * into a;
+    exception when exclusion_violation then
+      perform app_hidden.slot_taken();
+    end;
+    return app_hidden.appointment_json(a);
+  end if;
+
+  if not loc.staffed then
+    perform app_hidden.raise_error(400, 'bad_request', 'body.location_id: this location is not staffed; book one of its calendars by calendar_id (calendars_list)');
+  end if;
+
+  -- who may book whom
+  if tm is null and app_hidden.current_role() in ('manager', 'member')
+     and not (app_hidden.current_role() = 'manager' and 'appointments' = any(app_hidden.current_powers())) then
+    -- a member (or a manager without the power) books itself
+    tm := app_hidden.current_staff_profile_id();
+    if tm is null then
+      perform app_hidden.raise_error(403, 'insufficient_role',
+        'This credential books only its own time and has no staff profile; book a calendar, or use a credential that may book team members');
+    end if;
+  elsif app_hidden.current_role() not in ('owner', 'admin', 'manager', 'member')
+        or (tm is not null and not app_hidden.current_may_book_team_member(tm)) then
+    perform app_hidden.raise_error(403, 'insufficient_role',
+      'This credential may not book appointments for this team member (a member books only itself; keys without a role book calendars only)');
+  end if;
+
+  -- the booking rules
+  if o.id is null and exists (select 1 from app_public.offerings x where x.organization_id = org and x.location_id = loc.id) then
+    perform app_hidden.raise_error(409, 'offering_required', 'This location books offerings: send offering_id (booking_options lists them)',
+      jsonb_build_object('booking_options', app_hidden.booking_options(org, loc.id)));
+  end if;
+  if o.id is not null and end_time - start_time <> make_interval(mins => o.duration_minutes) then
+    perform app_hidden.raise_error(409, 'duration_mismatch',
+      format('The offering takes %s minutes: end_time must be start_time + %s minutes', o.duration_minutes, o.duration_minutes));
+  end if;
+  if postal is not null and not app_hidden.territory_covers(org, loc.id, postal, country) then
+    perform app_hidden.raise_error(409, 'address_out_of_area', 'No territory of this location covers the service address''s postal code');
+  end if;
+  candidates := app_hidden.eligible_team_members(org, loc.id, o.id, postal, country);
+  if tm is not null and not tm = any(candidates) then
+    perform app_hidden.raise_error(409, 'team_member_not_eligible',
+      'The team member does not work at this location, does not do this offering, or does not cover this address');
+  end if;
+  if not app_hidden.within_hours(loc, tm, during) then
+    perform app_hidden.raise_error(409, 'outside_hours',
+      case when tm is null then 'The time is outside the location''s hours' else 'The time is outside the team member''s working hours' end);
+  end if;
+
+  if tm is not null then
+    candidates := array[tm];
+  else
+    -- the first eligible team member (oldest first) who works then and is free
+    candidates := array(select m.id from unnest(candidates) with ordinality m(id, n)
+                         where app_hidden.within_hours(loc, m.id, during) order by m.n);
+    if cardinality(candidates) = 0 then
+      perform app_hidden.raise_error(409, 'no_team_member_available', 'No team member who may take this booking works at that time');
+    end if;
+    candidates := array(select t.staff_profile_id from app_hidden.team_time(loc, candidates, '{}', during) t
+                         where t.open @> during and not t.busy && during order by t.ord);
+  end if;
+  foreach chosen in array candidates loop
+    continue when app_hidden.held_by_blocks_or_series(loc, chosen, null, during);
+    perform app_hidden.lock_booking_target(org, chosen);
+    begin
+      insert into app_public.appointments (organization_id, kind, location_id, staff_profile_id, offering_id, contact_id, title,
+        attendee_name, attendee_phone, attendee_email, service_address, starts_at, ends_at, created_by, created_by_credential, source)
+      values (org, 'appointment', loc.id, chosen, o.id, c.id, title, c.name, c.phone, c.email,
+        service_address, start_time, end_time, app_hidden.current_user_id(), app_hidden.current_credential_id(), 'api')
+      returning * into a;
+      return app_hidden.appointment_json(a);
+    exception when exclusion_violation then
+      -- someone else took this team member's time meanwhile: the next one, if any
+      null;
+    end;
+  end loop;
+  perform app_hidden.slot_taken();
+  return null;
+end $$;
+
+ALTER FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) IS 'appointments_create: books a team member (named, or the first free eligible one) at a staffed location, or a calendar of an unstaffed one; the exclusion constraints decide races (409 slot_taken).';
+
+--
 -- Name: appointments_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -6754,6 +8534,92 @@ ALTER FUNCTION app_public.appointments_list(window_from timestamp with time zone
 --
 
 COMMENT ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) IS 'appointments_list: live bookings starting in [from, to), earliest first, one row per occurrence of a repeating series.';
+
+--
+-- Name: appointments_reschedule(uuid, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.appointments := app_hidden.appointment_for_change(appointment_id);
+  loc app_public.locations;
+  minutes int;
+  during tstzrange;
+begin
+  if a.status = 'cancelled' then
+    perform app_hidden.raise_error(409, 'appointment_cancelled', 'This appointment is cancelled; book a new one');
+  end if;
+  if end_time <= start_time then
+    perform app_hidden.raise_error(400, 'bad_request', 'body.end_time: must be after start_time');
+  end if;
+  during := tstzrange(start_time, end_time, '[)');
+  select * into loc from app_public.locations l where l.organization_id = a.organization_id and l.id = a.location_id;
+  if a.kind = 'appointment' then
+    select o.duration_minutes into minutes from app_public.offerings o where o.organization_id = a.organization_id and o.id = a.offering_id;
+    if minutes is not null and end_time - start_time <> make_interval(mins => minutes) then
+      perform app_hidden.raise_error(409, 'duration_mismatch',
+        format('The offering takes %s minutes: end_time must be start_time + %s minutes', minutes, minutes));
+    end if;
+    if not app_hidden.within_hours(loc, a.staff_profile_id, during) then
+      perform app_hidden.raise_error(409, 'outside_hours', 'The new time is outside the hours of the location or the team member');
+    end if;
+    if app_hidden.held_by_blocks_or_series(loc, a.staff_profile_id, a.calendar_id, during, a.id) then
+      perform app_hidden.slot_taken();
+    end if;
+  end if;
+  if coalesce(a.staff_profile_id, a.calendar_id) is not null then
+    perform app_hidden.lock_booking_target(a.organization_id, coalesce(a.staff_profile_id, a.calendar_id));
+  end if;
+  begin
+    update app_public.appointments x set starts_at = start_time, ends_at = end_time, updated_at = now()
+     where x.organization_id = a.organization_id and x.id = a.id
+    returning * into a;
+  exception when exclusion_violation then
+    perform app_hidden.slot_taken();
+  end;
+  return app_hidden.appointment_json(a);
+end $$;
+
+ALTER FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) IS 'appointments_reschedule: moves a live appointment or block, re-checking hours, length and availability (409 slot_taken).';
+
+--
+-- Name: appointments_update(uuid, jsonb); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.appointments := app_hidden.appointment_for_change(appointment_id);
+begin
+  update app_public.appointments x set
+    title = case when patch ? 'title' then patch->>'title' else x.title end,
+    description = case when patch ? 'description' then patch->>'description' else x.description end,
+    attendee_name = case when patch ? 'attendee_name' then patch->>'attendee_name' else x.attendee_name end,
+    attendee_phone = case when patch ? 'attendee_phone' then patch->>'attendee_phone' else x.attendee_phone end,
+    attendee_email = case when patch ? 'attendee_email' then patch->>'attendee_email' else x.attendee_email end,
+    attendee_notes = case when patch ? 'attendee_notes' then patch->>'attendee_notes' else x.attendee_notes end,
+    updated_at = now()
+   where x.organization_id = a.organization_id and x.id = a.id
+  returning * into a;
+  return app_hidden.appointment_json(a);
+end $$;
+
+ALTER FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_update(appointment_id uuid, patch jsonb); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) IS 'appointments_update: title, description and attendee fields only (times: appointments_reschedule; status: appointments_cancel).';
 
 --
 -- Name: audiences_add_member(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -7651,6 +9517,208 @@ ALTER FUNCTION app_public.contacts_upsert(email public.citext, name text, phone 
 --
 
 COMMENT ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) IS 'contacts_upsert: creates or updates the contact keyed on email (only the fields sent), links locations, then processes cancel_events and events.';
+
+--
+-- Name: conversations_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.conversations_get(conversation_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  cv app_public.conversations;
+  c app_public.contacts;
+begin
+  select * into cv from app_public.conversations x where x.organization_id = org and x.id = conversations_get.conversation_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Conversation not found');
+  end if;
+  select * into c from app_public.contacts x where x.organization_id = org and x.id = cv.contact_id;
+  return app_hidden.conversation_json(cv, c) || jsonb_build_object('messages', coalesce((
+    select jsonb_agg(app_hidden.conversation_message_json(m) order by m.created_at, m.id)
+      from app_public.conversation_messages m
+     where m.organization_id = org and m.conversation_id = cv.id), '[]'));
+end $$;
+
+ALTER FUNCTION app_public.conversations_get(conversation_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_get(conversation_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.conversations_get(conversation_id uuid) IS 'conversations_get: one conversation in reach with its messages, oldest first, and response_mode; 404 otherwise.';
+
+--
+-- Name: conversations_hold(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.conversations_hold(conversation_id uuid) RETURNS jsonb
+    LANGUAGE sql
+    AS $$
+  select app_hidden.conversation_set_held((app_hidden.conversation_for_write(conversation_id)).id, true)
+$$;
+
+ALTER FUNCTION app_public.conversations_hold(conversation_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_hold(conversation_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.conversations_hold(conversation_id uuid) IS 'conversations_hold: the AI stops answering the SMS or chat conversation until resumed (422 for email).';
+
+--
+-- Name: conversations_list(text, integer, timestamp with time zone, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.conversations_list(q text, page_size integer, after_at timestamp with time zone, after_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  pattern text := case when q is null then null
+                       else '%' || replace(replace(replace(q, chr(92), chr(92) || chr(92)), '%', chr(92) || '%'), '_', chr(92) || '_') || '%' end;
+  -- a caller that reaches every conversation of the organization (the policies keep every candidate)
+  whole boolean := app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all';
+  ids uuid[];
+  candidates uuid[];
+  batch int;
+  from_at timestamptz;
+  from_id uuid;
+  rows jsonb;
+  last record;
+  n int;
+begin
+  if page_size is null or page_size not between 1 and 100 then
+    perform app_hidden.raise_error(400, 'bad_request', 'limit: between 1 and 100');
+  end if;
+  if pattern is null then
+    ids := array(select cv.id from app_public.conversations cv
+                  where cv.organization_id = org and (after_at is null or (cv.created_at, cv.id) < (after_at, after_id))
+                  order by cv.created_at desc, cv.id desc limit page_size + 1);
+  else
+    -- candidates as the owner finds them, kept when the caller may read them; a caller that
+    -- reads every conversation keeps them all, others ask again past the last candidate
+    ids := '{}';
+    from_at := after_at;
+    from_id := after_id;
+    batch := case when whole then page_size + 1 else (page_size + 1) * 4 end;
+    loop
+      select coalesce(array_agg(x.id order by x.created_at desc, x.id desc), '{}'),
+             (array_agg(x.created_at order by x.created_at, x.id))[1], (array_agg(x.id order by x.created_at, x.id))[1]
+        into candidates, from_at, from_id
+        from app_hidden.conversations_matching(pattern, from_at, from_id, batch) x;
+      ids := ids || array(select cv.id from app_public.conversations cv
+                           where cv.organization_id = org and cv.id = any(candidates)
+                           order by cv.created_at desc, cv.id desc);
+      exit when cardinality(ids) > page_size or cardinality(candidates) < batch;
+      -- on past the last candidate, in larger steps
+      batch := least(batch * 4, 2000);
+    end loop;
+    ids := ids[1:page_size + 1];
+  end if;
+  with page as (
+    select cv, c
+      from app_public.conversations cv
+      join app_public.contacts c on c.organization_id = org and c.id = cv.contact_id
+     where cv.organization_id = org and cv.id = any(ids))
+  select coalesce(jsonb_agg(app_hidden.conversation_json(p.cv, p.c)
+           || jsonb_build_object('last_message', (select app_hidden.conversation_message_json(m)
+                                                    from app_public.conversation_messages m
+                                                   where m.organization_id = org and m.conversation_id = (p.cv).id
+                                                   order by m.created_at desc, m.id desc limit 1))
+           order by (p.cv).created_at desc, (p.cv).id desc), '[]'),
+         count(*)
+    into rows, n
+    from page p;
+  if n > page_size then
+    rows := rows - page_size;
+    select (x->>'id')::uuid as id into last from jsonb_array_elements(rows) with ordinality e(x, i) where i = page_size;
+    return jsonb_build_object('items', rows, 'next', (
+      select jsonb_build_object('at', to_char(cv.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'id', cv.id)
+        from app_public.conversations cv where cv.organization_id = org and cv.id = last.id));
+  end if;
+  return jsonb_build_object('items', rows, 'next', null);
+end $$;
+
+ALTER FUNCTION app_public.conversations_list(q text, page_size integer, after_at timestamp with time zone, after_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_list(q text, page_size integer, after_at timestamp with time zone, after_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.conversations_list(q text, page_size integer, after_at timestamp with time zone, after_id uuid) IS 'conversations_list: the conversations in reach, newest opened first, page_size at a time after (after_at, after_id); q matches message bodies and the contact''s name, email, phone, never chat. Answers {items, next: {at, id}|null}.';
+
+--
+-- Name: conversations_reply(uuid, text, text[]); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.conversations_reply(conversation_id uuid, body text, sinks text[]) RETURNS jsonb
+    LANGUAGE sql
+    AS $$
+  select app_hidden.conversation_reply_send((app_hidden.conversation_for_write(conversation_id)).id, body, sinks)
+$$;
+
+ALTER FUNCTION app_public.conversations_reply(conversation_id uuid, body text, sinks text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_reply(conversation_id uuid, body text, sinks text[]); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.conversations_reply(conversation_id uuid, body text, sinks text[]) IS 'conversations_reply: answers on the conversation''s own channel (rules 1, 3, 5, 6) and puts the AI on hold; answers {message, conversation, outgoing} (outgoing: for the caller''s transport, when not a sink).';
+
+--
+-- Name: conversations_resume(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.conversations_resume(conversation_id uuid) RETURNS jsonb
+    LANGUAGE sql
+    AS $$
+  select app_hidden.conversation_set_held((app_hidden.conversation_for_write(conversation_id)).id, false)
+$$;
+
+ALTER FUNCTION app_public.conversations_resume(conversation_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_resume(conversation_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.conversations_resume(conversation_id uuid) IS 'conversations_resume: the AI answers the SMS or chat conversation again, starting with an unanswered last message (422 for email).';
+
+--
+-- Name: conversations_send_sms(uuid, text, uuid, text[]); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.conversations_send_sms(contact_id uuid, body text, location_id uuid, sinks text[]) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  c app_public.contacts;
+begin
+  select * into c from app_public.contacts x where x.organization_id = org and x.id = conversations_send_sms.contact_id;
+  if not found or (app_hidden.current_role() = 'member' and not c.id = any(app_hidden.current_own_client_ids())) then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+  if location_id is not null then
+    if not exists (select 1 from app_public.locations l where l.organization_id = org and l.id = conversations_send_sms.location_id) then
+      perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+    end if;
+    if not exists (select 1 from app_public.contact_locations cl
+                    where cl.organization_id = org and cl.contact_id = c.id and cl.location_id = conversations_send_sms.location_id) then
+      perform app_hidden.raise_error(409, 'contact_not_at_location', 'The contact is not linked to that location');
+    end if;
+  end if;
+  return app_hidden.conversation_sms_send(c.id, body, location_id, sinks);
+end $$;
+
+ALTER FUNCTION app_public.conversations_send_sms(contact_id uuid, body text, location_id uuid, sinks text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversations_send_sms(contact_id uuid, body text, location_id uuid, sinks text[]); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.conversations_send_sms(contact_id uuid, body text, location_id uuid, sinks text[]) IS 'conversations_send_sms: texts a contact from its location''s number (else the default) in its thread on that number (rules 4-6) and puts the AI on hold; answers {message, conversation, outgoing}.';
 
 --
 -- Name: forms_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -9825,6 +11893,20 @@ ALTER TABLE ONLY app_public.contacts
     ADD CONSTRAINT contacts_pkey PRIMARY KEY (organization_id, id);
 
 --
+-- Name: conversation_messages conversation_messages_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.conversation_messages
+    ADD CONSTRAINT conversation_messages_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: conversations conversations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.conversations
+    ADD CONSTRAINT conversations_pkey PRIMARY KEY (organization_id, id);
+
+--
 -- Name: custom_fields custom_fields_organization_id_key_key; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -10216,6 +12298,42 @@ CREATE INDEX contacts_org_stage ON app_public.contacts USING btree (organization
 CREATE INDEX contacts_search ON app_public.contacts USING gin (app_hidden.contact_search_text(name, email, phone) public.gin_trgm_ops) WITH (fastupdate='on', gin_pending_list_limit='256');
 
 --
+-- Name: conversation_messages_body_trgm; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX conversation_messages_body_trgm ON app_public.conversation_messages USING gin (body public.gin_trgm_ops) WHERE (channel <> 'chat'::text);
+
+--
+-- Name: conversation_messages_provider_id; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX conversation_messages_provider_id ON app_public.conversation_messages USING btree (organization_id, provider_message_id) WHERE (provider_message_id IS NOT NULL);
+
+--
+-- Name: conversation_messages_thread; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX conversation_messages_thread ON app_public.conversation_messages USING btree (organization_id, conversation_id, created_at, id);
+
+--
+-- Name: conversations_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX conversations_by_contact ON app_public.conversations USING btree (organization_id, contact_id);
+
+--
+-- Name: conversations_recent; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX conversations_recent ON app_public.conversations USING btree (organization_id, created_at DESC, id DESC);
+
+--
+-- Name: conversations_sms_thread; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX conversations_sms_thread ON app_public.conversations USING btree (organization_id, contact_id, business_address) WHERE (channel = 'sms'::text);
+
+--
 -- Name: email_suppressions_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -10336,6 +12454,12 @@ CREATE TRIGGER _500_define_contacts_json AFTER INSERT OR DELETE OR UPDATE OR TRU
 CREATE TRIGGER _500_sequences AFTER INSERT ON app_private.contact_events REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_contact_events__sequences();
 
 --
+-- Name: outgoing_messages _700_conversation_status; Type: TRIGGER; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_conversation_status AFTER UPDATE OF status, error ON app_private.outgoing_messages FOR EACH ROW WHEN ((new.meta ? 'conversation_id'::text)) EXECUTE FUNCTION app_private.tg_outgoing_messages__conversation_status();
+
+--
 -- Name: contacts _200_stage_changed_at; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
@@ -10364,6 +12488,12 @@ CREATE TRIGGER _500_count_inserted AFTER INSERT ON app_public.enrollments REFERE
 --
 
 CREATE TRIGGER _500_count_status AFTER UPDATE OF status, sequence_id ON app_public.enrollments FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.sequence_id IS DISTINCT FROM new.sequence_id))) EXECUTE FUNCTION app_private.tg_enrollments__count_status();
+
+--
+-- Name: appointments _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_own_clients AFTER INSERT OR DELETE OR UPDATE OF status, staff_profile_id, contact_id, kind ON app_public.appointments FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointments__own_clients();
 
 --
 -- Name: calls _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -10424,6 +12554,12 @@ CREATE TRIGGER _500_subscriptions AFTER INSERT OR UPDATE OF status, kind, trigge
 --
 
 CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH ROW EXECUTE FUNCTION app_private.tg_sequences__unsubscribe();
+
+--
+-- Name: appointments _510_sequences; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _510_sequences AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.source = 'api'::text) AND (new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__sequences();
 
 --
 -- Name: analysts analysts_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -10732,6 +12868,41 @@ ALTER TABLE ONLY app_public.contacts
 
 ALTER TABLE ONLY app_public.contacts
     ADD CONSTRAINT contacts_organization_id_stage_id_fkey FOREIGN KEY (organization_id, stage_id) REFERENCES app_public.pipeline_stages(organization_id, id);
+
+--
+-- Name: conversation_messages conversation_messages_organization_id_author_person_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.conversation_messages
+    ADD CONSTRAINT conversation_messages_organization_id_author_person_id_fkey FOREIGN KEY (organization_id, author_person_id) REFERENCES app_public.people(organization_id, id);
+
+--
+-- Name: conversation_messages conversation_messages_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.conversation_messages
+    ADD CONSTRAINT conversation_messages_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: conversations conversations_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.conversations
+    ADD CONSTRAINT conversations_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: conversations conversations_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.conversations
+    ADD CONSTRAINT conversations_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: conversations conversations_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.conversations
+    ADD CONSTRAINT conversations_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id);
 
 --
 -- Name: custom_fields custom_fields_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -11203,6 +13374,18 @@ ALTER TABLE app_public.contact_tags ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_public.contacts ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: conversation_messages; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.conversation_messages ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: conversations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.conversations ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: custom_fields; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
 --
 
@@ -11257,6 +13440,12 @@ ALTER TABLE app_public.form_submissions ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_public.forms ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: appointments insert_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_in_reach ON app_public.appointments FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
 
 --
 -- Name: contact_locations insert_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -11423,6 +13612,14 @@ CREATE POLICY select_in_reach ON app_public.contacts FOR SELECT USING (((organiz
   WHERE ((cl.organization_id = contacts.organization_id) AND (cl.contact_id = contacts.id) AND (cl.location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))))) AND ((( SELECT app_hidden.current_records_level() AS current_records_level) = 'all'::text) OR (id = ANY (( SELECT app_hidden.current_own_client_ids() AS current_own_client_ids)::uuid[])))));
 
 --
+-- Name: conversations select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.conversations FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND ((( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) AND (( SELECT app_hidden.current_records_level() AS current_records_level) = 'all'::text)) OR (EXISTS ( SELECT 1
+   FROM app_public.contacts c
+  WHERE ((c.organization_id = conversations.organization_id) AND (c.id = conversations.contact_id)))))));
+
+--
 -- Name: forms select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -11571,6 +13768,14 @@ CREATE POLICY select_with_contact ON app_public.contact_tags FOR SELECT USING ((
   WHERE ((c.organization_id = contact_tags.organization_id) AND (c.id = contact_tags.contact_id))))));
 
 --
+-- Name: conversation_messages select_with_conversation; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_conversation ON app_public.conversation_messages FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ((( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) AND (( SELECT app_hidden.current_records_level() AS current_records_level) = 'all'::text)) OR (EXISTS ( SELECT 1
+   FROM app_public.conversations cv
+  WHERE ((cv.organization_id = conversation_messages.organization_id) AND (cv.id = conversation_messages.conversation_id)))))));
+
+--
 -- Name: enrollment_events select_with_enrollment; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -11677,6 +13882,12 @@ ALTER TABLE app_public.territories ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_public.territory_team_members ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: appointments update_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_in_reach ON app_public.appointments FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_team_member(staff_profile_id))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
 -- Name: contacts update_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -11745,9 +13956,16 @@ GRANT ALL ON FUNCTION app_hidden.analyst_claim(claim text) TO svc_analyst;
 -- Name: TABLE appointments; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
-GRANT SELECT ON TABLE app_public.appointments TO svc_request;
+GRANT SELECT,INSERT,UPDATE ON TABLE app_public.appointments TO svc_request;
 GRANT SELECT ON TABLE app_public.appointments TO svc_worker;
 GRANT SELECT ON TABLE app_public.appointments TO svc_analyst;
+
+--
+-- Name: FUNCTION appointment_for_change(appointment_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.appointment_for_change(appointment_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.appointment_for_change(appointment_id uuid) TO svc_request;
 
 --
 -- Name: FUNCTION appointment_json(a app_public.appointments, occurrence_start timestamp with time zone); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -11977,6 +14195,13 @@ REVOKE ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) TO svc_request;
 
 --
+-- Name: FUNCTION booking_options(organization_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) TO svc_request;
+
+--
 -- Name: TABLE calls; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -12141,6 +14366,95 @@ REVOKE ALL ON FUNCTION app_hidden.contacts_upsert_row(email public.citext, name 
 GRANT ALL ON FUNCTION app_hidden.contacts_upsert_row(email public.citext, name text, phone text, custom_fields jsonb) TO svc_request;
 
 --
+-- Name: TABLE conversations; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.conversations TO svc_request;
+GRANT SELECT ON TABLE app_public.conversations TO svc_worker;
+GRANT SELECT ON TABLE app_public.conversations TO svc_analyst;
+
+--
+-- Name: FUNCTION conversation_for_write(conversation_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_for_write(conversation_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_for_write(conversation_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION conversation_json(cv app_public.conversations, c app_public.contacts); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_json(cv app_public.conversations, c app_public.contacts) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_json(cv app_public.conversations, c app_public.contacts) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.conversation_json(cv app_public.conversations, c app_public.contacts) TO svc_worker;
+
+--
+-- Name: TABLE conversation_messages; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.conversation_messages TO svc_request;
+GRANT SELECT ON TABLE app_public.conversation_messages TO svc_worker;
+GRANT SELECT ON TABLE app_public.conversation_messages TO svc_analyst;
+
+--
+-- Name: FUNCTION conversation_message_json(m app_public.conversation_messages); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_message_json(m app_public.conversation_messages) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_message_json(m app_public.conversation_messages) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.conversation_message_json(m app_public.conversation_messages) TO svc_worker;
+
+--
+-- Name: FUNCTION conversation_message_record(message_id uuid, error text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_message_record(message_id uuid, error text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_message_record(message_id uuid, error text) TO svc_request;
+
+--
+-- Name: FUNCTION conversation_reply_send(conversation_id uuid, body text, sinks text[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_reply_send(conversation_id uuid, body text, sinks text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_reply_send(conversation_id uuid, body text, sinks text[]) TO svc_request;
+
+--
+-- Name: FUNCTION conversation_response_mode(cv app_public.conversations); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_response_mode(cv app_public.conversations) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_response_mode(cv app_public.conversations) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.conversation_response_mode(cv app_public.conversations) TO svc_worker;
+
+--
+-- Name: FUNCTION conversation_set_held(conversation_id uuid, held boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_set_held(conversation_id uuid, held boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_set_held(conversation_id uuid, held boolean) TO svc_request;
+
+--
+-- Name: FUNCTION conversation_sms_send(contact_id uuid, body text, location_id uuid, sinks text[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_sms_send(contact_id uuid, body text, location_id uuid, sinks text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_sms_send(contact_id uuid, body text, location_id uuid, sinks text[]) TO svc_request;
+
+--
+-- Name: FUNCTION conversation_write_reach(contact_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversation_write_reach(contact_id uuid, location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversation_write_reach(contact_id uuid, location_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION conversations_matching(pattern text, after_at timestamp with time zone, after_id uuid, n integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.conversations_matching(pattern text, after_at timestamp with time zone, after_id uuid, n integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.conversations_matching(pattern text, after_at timestamp with time zone, after_id uuid, n integer) TO svc_request;
+
+--
 -- Name: FUNCTION current_credential_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -12165,6 +14479,13 @@ GRANT ALL ON FUNCTION app_hidden.current_in_reach(location_id uuid) TO svc_reque
 GRANT ALL ON FUNCTION app_hidden.current_in_reach(location_id uuid) TO svc_worker;
 
 --
+-- Name: FUNCTION current_key_creator_left(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_key_creator_left() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_key_creator_left() TO svc_request;
+
+--
 -- Name: FUNCTION current_location_ids(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -12172,6 +14493,14 @@ REVOKE ALL ON FUNCTION app_hidden.current_location_ids() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_worker;
 GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_analyst;
+
+--
+-- Name: FUNCTION current_may_book_team_member(staff_profile_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) TO svc_worker;
 
 --
 -- Name: FUNCTION current_may_write_sequence(location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -12300,6 +14629,14 @@ GRANT ALL ON FUNCTION app_hidden.current_user_id() TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) TO svc_worker;
 
 --
 -- Name: TABLE enrollment_events; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -12463,6 +14800,21 @@ REVOKE ALL ON FUNCTION app_hidden.form_token_age(form_id uuid, token text) FROM 
 REVOKE ALL ON FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bigint) FROM PUBLIC;
 
 --
+-- Name: TABLE locations; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.locations TO svc_request;
+GRANT SELECT ON TABLE app_public.locations TO svc_worker;
+GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
+
+--
+-- Name: FUNCTION held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION html_escape(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -12540,20 +14892,20 @@ GRANT ALL ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, lo
 GRANT ALL ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) TO svc_worker;
 
 --
+-- Name: FUNCTION local_day(d date, tz text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.local_day(d date, tz text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.local_day(d date, tz text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.local_day(d date, tz text) TO svc_worker;
+
+--
 -- Name: FUNCTION location_booking_options(organization_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) TO svc_worker;
-
---
--- Name: TABLE locations; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.locations TO svc_request;
-GRANT SELECT ON TABLE app_public.locations TO svc_worker;
-GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
 
 --
 -- Name: FUNCTION location_json(l app_public.locations); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -12570,6 +14922,13 @@ GRANT ALL ON FUNCTION app_hidden.location_json(l app_public.locations) TO svc_wo
 REVOKE ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION lock_booking_target(organization_id uuid, target uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) TO svc_request;
 
 --
 -- Name: FUNCTION mask_email(email text); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -12652,6 +15011,22 @@ GRANT SELECT ON TABLE app_public.offerings TO svc_analyst;
 REVOKE ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) TO svc_worker;
+
+--
+-- Name: FUNCTION opening_multirange(hours jsonb, tz text, within tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) TO svc_worker;
+
+--
+-- Name: FUNCTION opening_ranges(hours jsonb, tz text, within tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_worker;
 
 --
 -- Name: FUNCTION page_error(param text, message text); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -13117,6 +15492,13 @@ GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_worker;
 GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_analyst;
 
 --
+-- Name: FUNCTION slot_taken(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.slot_taken() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.slot_taken() TO svc_request;
+
+--
 -- Name: FUNCTION step_delay(step jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -13125,12 +15507,28 @@ GRANT ALL ON FUNCTION app_hidden.step_delay(step jsonb) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.step_delay(step jsonb) TO svc_worker;
 
 --
+-- Name: FUNCTION team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) TO svc_worker;
+
+--
 -- Name: FUNCTION template_unknown_variables(template text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.template_unknown_variables(template text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.template_unknown_variables(template text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.template_unknown_variables(template text) TO svc_worker;
+
+--
+-- Name: FUNCTION territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) TO svc_worker;
 
 --
 -- Name: TABLE territories; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13184,6 +15582,13 @@ REVOKE ALL ON FUNCTION app_hidden.voice_call_record(payload jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_call_record(payload jsonb) TO svc_request;
 
 --
+-- Name: FUNCTION within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) TO svc_request;
+
+--
 -- Name: FUNCTION add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -13194,6 +15599,12 @@ REVOKE ALL ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_k
 --
 
 REVOKE ALL ON FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_id uuid, at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION appointment_booked_holds(e app_public.enrollments, exit jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) FROM PUBLIC;
 
 --
 -- Name: FUNCTION build_sequence_message(organization_id uuid, s app_public.sequences, step jsonb, contact_id uuid, recipient text, enrollment_id uuid, base_url text, unsubscribe boolean, status text); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -13212,6 +15623,78 @@ REVOKE ALL ON FUNCTION app_private.cancel_channel_enrollments(organization_id uu
 --
 
 REVOKE ALL ON FUNCTION app_private.check_contact_exits(organization_id uuid, contact_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION contact_only_location(org uuid, contact_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_ai_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_ai_context(organization_id uuid, conversation_id uuid, message_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_ai_due(cv app_public.conversations, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_ai_due(cv app_public.conversations, message_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_append_outbound(cv app_public.conversations, author text, person uuid, body text, sender text, recipient text, subject text, headers jsonb, deliver text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_append_outbound(cv app_public.conversations, author text, person uuid, body text, sender text, recipient text, subject text, headers jsonb, deliver text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_hold_for_person(cv app_public.conversations); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_hold_for_person(cv app_public.conversations) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_locked_for_write(conversation_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_locked_for_write(conversation_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_send_answer(m app_public.conversation_messages); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_send_answer(m app_public.conversation_messages) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_sequence_reply(org uuid, channel text, contact_address text, business_address text, replied_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_sequence_reply(org uuid, channel text, contact_address text, business_address text, replied_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_sms_refusal(c app_public.contacts, cv app_public.conversations); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_sms_refusal(c app_public.contacts, cv app_public.conversations) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversations_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversations_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversations_inbound_sms(to_number text, from_number text, body text, provider_id text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversations_inbound_sms(to_number text, from_number text, body text, provider_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION define_contacts_json(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -13268,6 +15751,12 @@ REVOKE ALL ON FUNCTION app_private.fold_enrollment_counts(organization_id uuid, 
 REVOKE ALL ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION inbound_contact(org uuid, location uuid, phone text, email text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.inbound_contact(org uuid, location uuid, phone text, email text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION kick_step_sweep(organization_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -13292,6 +15781,12 @@ GRANT SELECT ON TABLE app_public.people TO svc_analyst;
 --
 
 REVOKE ALL ON FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) FROM PUBLIC;
+
+--
+-- Name: FUNCTION refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION refresh_search_trigrams(sample_rows integer); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -13324,10 +15819,28 @@ REVOKE ALL ON FUNCTION app_private.sequence_step_claim(organization_id uuid, enr
 REVOKE ALL ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) FROM PUBLIC;
 
 --
+-- Name: FUNCTION sms_keyword(body text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.sms_keyword(body text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION sweep_enrollment_steps(organization_id uuid, until timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_appointments__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointments__own_clients() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_appointments__sequences(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointments__sequences() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_calls__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -13396,6 +15909,12 @@ REVOKE ALL ON FUNCTION app_private.tg_enrollments__count_status() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_forms__secret() FROM PUBLIC;
 
 --
+-- Name: FUNCTION tg_outgoing_messages__conversation_status(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_outgoing_messages__conversation_status() FROM PUBLIC;
+
+--
 -- Name: FUNCTION tg_people__revoke_keys(); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -13426,6 +15945,27 @@ REVOKE ALL ON FUNCTION app_private.tg_sequences__unsubscribe() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_sms_opt_outs__sequences() FROM PUBLIC;
 
 --
+-- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_cancel(appointment_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_cancel(appointment_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_cancel(appointment_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) TO svc_request;
+
+--
 -- Name: FUNCTION appointments_get(appointment_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -13438,6 +15978,20 @@ GRANT ALL ON FUNCTION app_public.appointments_get(appointment_id uuid) TO svc_re
 
 REVOKE ALL ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_update(appointment_id uuid, patch jsonb); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) TO svc_request;
 
 --
 -- Name: FUNCTION audiences_add_member(audience_id uuid, contact_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13613,6 +16167,48 @@ GRANT ALL ON FUNCTION app_public.contacts_update(contact_id uuid, patch jsonb) T
 
 REVOKE ALL ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.contacts_upsert(email public.citext, name text, phone text, custom_fields jsonb, location_ids uuid[], events jsonb, cancel_events jsonb, fields jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION conversations_get(conversation_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.conversations_get(conversation_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.conversations_get(conversation_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION conversations_hold(conversation_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.conversations_hold(conversation_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.conversations_hold(conversation_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION conversations_list(q text, page_size integer, after_at timestamp with time zone, after_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.conversations_list(q text, page_size integer, after_at timestamp with time zone, after_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.conversations_list(q text, page_size integer, after_at timestamp with time zone, after_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION conversations_reply(conversation_id uuid, body text, sinks text[]); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.conversations_reply(conversation_id uuid, body text, sinks text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.conversations_reply(conversation_id uuid, body text, sinks text[]) TO svc_request;
+
+--
+-- Name: FUNCTION conversations_resume(conversation_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.conversations_resume(conversation_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.conversations_resume(conversation_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION conversations_send_sms(contact_id uuid, body text, location_id uuid, sinks text[]); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.conversations_send_sms(contact_id uuid, body text, location_id uuid, sinks text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.conversations_send_sms(contact_id uuid, body text, location_id uuid, sinks text[]) TO svc_request;
 
 --
 -- Name: FUNCTION forms_get(form_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner

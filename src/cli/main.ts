@@ -18,6 +18,7 @@ import {
 } from '../admin/commands.ts';
 import { createAnalyst, revokeAnalyst } from '../admin/analysts.ts';
 import { describeSeed, seedDemo } from '../seed/demo.ts';
+import { inboundEmail, inboundSms } from '../conversations/inbound.ts';
 
 class UsageError extends Error {}
 
@@ -42,6 +43,8 @@ const USAGE = `usage: svc <command>
   admin analyst create --all-organizations [--name NAME]   the operator's own analysts (every organization)
   admin analyst revoke --name NAME
   admin jobs drain [--timeout S]      run every background job due now, then exit
+  admin inbound sms --to E164 --from E164 --body TEXT
+  admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID]
   admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
   seed demo                          create the demo organization and print its keys`;
 
@@ -155,6 +158,17 @@ async function admin(argv: string[]): Promise<void> {
       const transports = createTransports(config);
       return withOwner(async (_pool, db) => print(await drainJobs(db.ownerUrl, transports,
         { timeoutMs: seconds === undefined ? undefined : seconds * 1000, baseUrl: config.baseUrl })));
+    }
+    case 'inbound sms': {
+      const { values } = args(rest, { to: { type: 'string' }, from: { type: 'string' }, body: { type: 'string' } });
+      return withOwner(async (pool) => print(await inboundSms(pool, values)));
+    }
+    case 'inbound email': {
+      const { values } = args(rest, {
+        to: { type: 'string' }, from: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' },
+        'in-reply-to': { type: 'string' },
+      });
+      return withOwner(async (pool) => print(await inboundEmail(pool, { ...values, inReplyTo: values['in-reply-to'] })));
     }
     case 'form submit': {
       const { values } = args(rest, { form: { type: 'string' }, payload: { type: 'string' }, 'elapsed-ms': { type: 'string' } });

@@ -1,0 +1,53 @@
+// Messages from outside, as the operator simulates them (`svc admin inbound sms|email`,
+// operator-cli.md) and as the Delivery issue's provider webhooks will hand them over: one owner
+// transaction each (app_private.conversations_inbound_*, migration 701-…), which also queues
+// the AI's answer or a keyword's.
+import type pg from 'pg';
+import { AdminError } from '../admin/commands.ts';
+import { toE164 } from '../platform/phone.ts';
+
+export interface InboundSms { to?: string; from?: string; body?: string; providerId?: string }
+export interface InboundEmail { to?: string; from?: string; subject?: string; body?: string; inReplyTo?: string; providerId?: string }
+
+function phone(value: string | undefined, flag: string): string {
+  const e164 = value === undefined ? undefined : toE164(value);
+  if (!e164) throw new AdminError(`${flag} must be a phone number with its country code (+15551230001)`);
+  return e164;
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new AdminError(`${flag} is required`);
+  if (value.includes('\u0000')) throw new AdminError(`${flag} may not contain NUL characters`);
+  if (value.length > 20000) throw new AdminError(`${flag} is longer than 20000 characters`);
+  return value;
+}
+
+/** The database's refusal (SV4xx) as the operator's error; anything else is a fault. */
+async function asAdmin<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    const err = e as { code?: string; detail?: string; message?: string };
+    if (typeof err.code === 'string' && /^SV4\d\d$/.test(err.code)) throw new AdminError(err.detail || err.message || 'refused');
+    throw e;
+  }
+}
+
+/** An SMS arrives at one of an organization's numbers: {conversation_id, message_id, contact_id, …}. */
+export async function inboundSms(pool: pg.Pool, m: InboundSms): Promise<Record<string, unknown>> {
+  const to = phone(m.to, '--to');
+  const from = phone(m.from, '--from');
+  const body = required(m.body, '--body');
+  return asAdmin(async () => (await pool.query(
+    'select app_private.conversations_inbound_sms($1, $2, $3, $4) as result', [to, from, body, m.providerId ?? null])).rows[0].result);
+}
+
+/** An email arrives (a reply to a message the service sent when inReplyTo names it): {conversation_id, message_id, contact_id, …}. */
+export async function inboundEmail(pool: pg.Pool, m: InboundEmail): Promise<Record<string, unknown>> {
+  const to = required(m.to, '--to');
+  const from = required(m.from, '--from');
+  const body = required(m.body, '--body');
+  return asAdmin(async () => (await pool.query(
+    'select app_private.conversations_inbound_email($1, $2, $3, $4, $5, $6) as result',
+    [to, from, m.subject ?? null, body, m.inReplyTo ?? null, m.providerId ?? null])).rows[0].result);
+}
