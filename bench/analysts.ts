@@ -18,6 +18,7 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS || 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 7);
 const REPEATS = Number(process.env.BENCH_REPEATS || 5);
 
+const loadBefore = os.loadavg()[0]!;
 const pair = await startReplicaPair();
 const primary = new pg.Pool({ connectionString: pair.primaryUrl, max: 2 });
 try {
@@ -100,6 +101,7 @@ try {
   const m = (key: string) => med(rounds.map((r) => r[key]!));
   const ratio = m('analyst/serial') / m('owner/serial');
   const ratioDefault = m('analyst/default') / m('owner/default');
+  const loadAfter = os.loadavg()[0]!;
   const command = [...['BENCH_CONTACTS', 'BENCH_ROUNDS', 'BENCH_REPEATS'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`),
     'npm run bench:analysts'].join(' ');
   const row = (who: string, statement: string, key: string) => `| ${who} | \`${statement}\` | ${fmt(counts[key]!)} | ${fmt(m(key), 1)} |`;
@@ -107,7 +109,8 @@ try {
 
 Produced by \`${command}\` (bench/analysts.ts) on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores,
 ${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL ${version.v} (${pair.binaries.from}), a primary and a hot standby of
-their own (standby made by ${pair.backup}), both on this machine, shared with other work. ${fmt(CONTACTS)} contacts in the
+their own (standby made by ${pair.backup}), both on this machine, shared with other work (load average
+${fmt(loadBefore, 1)} when the bench started, ${fmt(loadAfter, 1)} when it ended: on a loaded machine the figures move by tens of percent between runs). ${fmt(CONTACTS)} contacts in the
 measured organization and ${fmt(CONTACTS)} in another, each linked to one of three locations; \`vacuum analyze\` on the
 primary, replayed. Every count runs on the standby. Each figure is the median of ${ROUNDS} rounds; a round times each
 count ${REPEATS} times after one unmeasured run and takes the median; the counts alternate within every round.
@@ -140,7 +143,9 @@ that policy, a change to the request path this work leaves to a decision of its 
 All rounds, ms (${keys.join(', ')}):
 ${rounds.map((r) => keys.map((k) => fmt(r[k]!, 1)).join(' / ')).join('; ')}.
 
-Plans on the standby:
+Plans on the standby. They need not have the same shape: the owner's organization is a literal, whose share of the
+table the planner knows (half of it here: a sequential scan is likely), while the analyst's comes from a one-time
+initplan, a value the planner cannot see when it plans (it estimates few rows, and tends to scan the primary key's index).
 
 \`\`\`
 -- owner, parallel off
@@ -150,6 +155,12 @@ ${plans.ownerDefault}
 -- analyst (the same plan either way)
 ${plans.analystSerial}
 \`\`\`
+
+What the analyst pays for beyond the owner's scan is the policy's filter, evaluated on every row (the owner's scan has
+none): \`(($14 = 'all') OR (id = ANY ($15))) AND ($1 OR (SubPlan 7))\`, where $14 is the records level and $1 \"reaches
+every location\", both one-time. Written in the policy as \`(select app_hidden.current_records_level() = 'all')\`, the
+comparison would be made once too, leaving a test of two booleans per row; that is the contacts policy's text
+(000002/000004), not changed here.
 
 The analyst's claims are read once per statement (the policies call the helpers as
 \`(select app_hidden.current_org_id())\`: one-time initplans, each one lookup of the analyst's row by \`session_user\`);
