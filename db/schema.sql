@@ -1,7 +1,21 @@
--- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 540-appointments-availability.sql, 550-appointments-booking.sql, 560-appointments-own-clients-and-sequences.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 800-broadcasts-schedules.sql, 810-broadcasts-runs.sql) leave.
--- migrations sha256:c4eebb2623e051b45a8ec86a846446ebf4b9efd82e8678080f821605798fceba
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 540-appointments-availability.sql, 550-appointments-booking.sql, 560-appointments-own-clients-and-sequences.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 800-broadcasts-schedules.sql, 810-broadcasts-runs.sql, 900-analysts.sql, 901-current_org_id.sql, 902-current_user_id.sql, 903-current_credential_id.sql, 904-current_role.sql, 905-current_reaches_all_locations.sql, 906-current_location_ids.sql, 907-current_powers.sql, 908-current_scopes.sql, 909-current_records_level.sql, 910-current_sms_enabled.sql, 911-analytics-views.sql, 919-analyst-grants.sql) leave.
+-- migrations sha256:809d9e81b95ecaf9dbf693b6493565e21dcafe5df9bba3f8a6f6d23315ad80c9
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
+
+--
+-- Name: app_analytics; Type: SCHEMA; Schema: -; Owner: svc_owner
+--
+
+CREATE SCHEMA app_analytics;
+
+ALTER SCHEMA app_analytics OWNER TO svc_owner;
+
+--
+-- Name: SCHEMA app_analytics; Type: COMMENT; Schema: -; Owner: svc_owner
+--
+
+COMMENT ON SCHEMA app_analytics IS 'Read-only views for analysts on replicas, under the tables'' row-level policies.';
 
 --
 -- Name: app_hidden; Type: SCHEMA; Schema: -; Owner: svc_owner
@@ -113,6 +127,31 @@ ALTER TYPE app_hidden.audience_filter OWNER TO svc_owner;
 --
 
 COMMENT ON TYPE app_hidden.audience_filter IS 'An audience definition compiled by app_hidden.audience_filter(): condition over contacts c, with $1..$5 bound to the arrays.';
+
+--
+-- Name: analyst_claim(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.analyst_claim(claim text) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce((
+    select case claim
+             when 'organization_id' then coalesce(a.organization_id::text, '')
+             when 'location_ids' then case when a.location_ids is null then '*' else a.location_ids::text end
+           end
+      from app_private.analysts a
+     where a.role_name = session_user), '')
+$$;
+
+ALTER FUNCTION app_hidden.analyst_claim(claim text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION analyst_claim(claim text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.analyst_claim(claim text) IS 'An analyst''s claim from its own row of app_private.analysts (keyed by session_user); '''' when it has none. Read through app_hidden.session_claim.';
 
 --
 -- Name: appointments; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -2710,10 +2749,16 @@ COMMENT ON FUNCTION app_hidden.conversations_matching(pattern text, after_at tim
 CREATE FUNCTION app_hidden.current_credential_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select nullif(current_setting('svc.credential_id', true), '')::uuid
+  select nullif(app_hidden.session_claim('credential_id'), '')::uuid
 $$;
 
 ALTER FUNCTION app_hidden.current_credential_id() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_credential_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_credential_id() IS 'The key of the current request; NULL for analysts.';
 
 --
 -- Name: current_has_power(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2784,9 +2829,10 @@ COMMENT ON FUNCTION app_hidden.current_key_creator_left() IS 'Whether the creden
 CREATE FUNCTION app_hidden.current_location_ids() RETURNS uuid[]
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
+  -- one expression (no FROM), so PostgreSQL inlines it into the statement that calls it
   select case
-    when current_setting('svc.location_ids', true) = '*' then null
-    else coalesce(nullif(current_setting('svc.location_ids', true), '')::uuid[], '{}')
+    when app_hidden.session_claim('location_ids') = '*' then null
+    else coalesce(nullif(app_hidden.session_claim('location_ids'), '')::uuid[], '{}')
   end
 $$;
 
@@ -2796,7 +2842,7 @@ ALTER FUNCTION app_hidden.current_location_ids() OWNER TO svc_owner;
 -- Name: FUNCTION current_location_ids(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_location_ids() IS 'Locations a location-bound credential reaches; NULL when it reaches the whole organization, empty when unset.';
+COMMENT ON FUNCTION app_hidden.current_location_ids() IS 'Locations a location-bound credential (or analyst) reaches; NULL when it reaches the whole organization, empty when unset.';
 
 --
 -- Name: current_may_book_team_member(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2850,7 +2896,7 @@ COMMENT ON FUNCTION app_hidden.current_may_write_sequence(location_id uuid) IS '
 CREATE FUNCTION app_hidden.current_org_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select nullif(current_setting('svc.organization_id', true), '')::uuid
+  select nullif(app_hidden.session_claim('organization_id'), '')::uuid
 $$;
 
 ALTER FUNCTION app_hidden.current_org_id() OWNER TO svc_owner;
@@ -2859,7 +2905,7 @@ ALTER FUNCTION app_hidden.current_org_id() OWNER TO svc_owner;
 -- Name: FUNCTION current_org_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_org_id() IS 'Organization of the current credential; NULL (sees nothing) when unset.';
+COMMENT ON FUNCTION app_hidden.current_org_id() IS 'Organization of the current credential (an analyst''s: its mapping); NULL (sees nothing) when unset.';
 
 --
 -- Name: current_own_client_ids(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2891,10 +2937,16 @@ COMMENT ON FUNCTION app_hidden.current_own_client_ids() IS 'Contacts that are th
 CREATE FUNCTION app_hidden.current_powers() RETURNS text[]
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(nullif(current_setting('svc.powers', true), '')::text[], '{}')
+  select coalesce(nullif(app_hidden.session_claim('powers'), '')::text[], '{}')
 $$;
 
 ALTER FUNCTION app_hidden.current_powers() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_powers(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_powers() IS 'Manager powers of the credential; none for analysts.';
 
 --
 -- Name: current_reaches_all_locations(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2903,7 +2955,7 @@ ALTER FUNCTION app_hidden.current_powers() OWNER TO svc_owner;
 CREATE FUNCTION app_hidden.current_reaches_all_locations() RETURNS boolean
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(current_setting('svc.location_ids', true) = '*', false)
+  select coalesce(app_hidden.session_claim('location_ids') = '*', false)
 $$;
 
 ALTER FUNCTION app_hidden.current_reaches_all_locations() OWNER TO svc_owner;
@@ -2912,7 +2964,7 @@ ALTER FUNCTION app_hidden.current_reaches_all_locations() OWNER TO svc_owner;
 -- Name: FUNCTION current_reaches_all_locations(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_reaches_all_locations() IS 'True only when the credential explicitly reaches the whole organization.';
+COMMENT ON FUNCTION app_hidden.current_reaches_all_locations() IS 'True only when the credential (or the analyst''s mapping) explicitly reaches the whole organization.';
 
 --
 -- Name: current_reads_calls_of(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2961,10 +3013,16 @@ COMMENT ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) 
 CREATE FUNCTION app_hidden.current_records_level() RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(nullif(current_setting('svc.records_level', true), ''), 'all')
+  select coalesce(nullif(app_hidden.session_claim('records_level'), ''), 'all')
 $$;
 
 ALTER FUNCTION app_hidden.current_records_level() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_records_level(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_records_level() IS 'all, or own for a member who reads only their own clients; all for analysts (their reach is their locations).';
 
 --
 -- Name: current_role(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2973,7 +3031,7 @@ ALTER FUNCTION app_hidden.current_records_level() OWNER TO svc_owner;
 CREATE FUNCTION app_hidden."current_role"() RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select nullif(current_setting('svc.role', true), '')
+  select nullif(app_hidden.session_claim('role'), '')
 $$;
 
 ALTER FUNCTION app_hidden."current_role"() OWNER TO svc_owner;
@@ -2982,7 +3040,7 @@ ALTER FUNCTION app_hidden."current_role"() OWNER TO svc_owner;
 -- Name: FUNCTION "current_role"(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden."current_role"() IS 'Effective role: organization (key with no role), owner, admin, manager or member.';
+COMMENT ON FUNCTION app_hidden."current_role"() IS 'Effective role: organization (key with no role), owner, admin, manager or member; NULL for analysts.';
 
 --
 -- Name: current_scopes(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2991,10 +3049,16 @@ COMMENT ON FUNCTION app_hidden."current_role"() IS 'Effective role: organization
 CREATE FUNCTION app_hidden.current_scopes() RETURNS text[]
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(nullif(current_setting('svc.scopes', true), '')::text[], '{}')
+  select coalesce(nullif(app_hidden.session_claim('scopes'), '')::text[], '{}')
 $$;
 
 ALTER FUNCTION app_hidden.current_scopes() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_scopes(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_scopes() IS 'Scopes of the key; none for analysts.';
 
 --
 -- Name: current_sees_contact_details(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3021,7 +3085,7 @@ COMMENT ON FUNCTION app_hidden.current_sees_contact_details() IS 'Whether the cr
 CREATE FUNCTION app_hidden.current_sms_enabled() RETURNS boolean
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select coalesce(nullif(current_setting('svc.sms_enabled', true), '')::boolean, false)
+  select coalesce(nullif(app_hidden.session_claim('sms_enabled'), '')::boolean, false)
 $$;
 
 ALTER FUNCTION app_hidden.current_sms_enabled() OWNER TO svc_owner;
@@ -3030,7 +3094,7 @@ ALTER FUNCTION app_hidden.current_sms_enabled() OWNER TO svc_owner;
 -- Name: FUNCTION current_sms_enabled(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_sms_enabled() IS 'Whether the credential may text (a MEMBER''s SMS setting; a MEMBER key never); false when unset.';
+COMMENT ON FUNCTION app_hidden.current_sms_enabled() IS 'Whether the credential may text (a MEMBER''s SMS setting; a MEMBER key never); false when unset and for analysts.';
 
 --
 -- Name: current_staff_profile_id(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3059,7 +3123,7 @@ COMMENT ON FUNCTION app_hidden.current_staff_profile_id() IS 'The staff profile 
 CREATE FUNCTION app_hidden.current_user_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-  select nullif(current_setting('svc.user_id', true), '')::uuid
+  select nullif(app_hidden.session_claim('user_id'), '')::uuid
 $$;
 
 ALTER FUNCTION app_hidden.current_user_id() OWNER TO svc_owner;
@@ -3068,7 +3132,7 @@ ALTER FUNCTION app_hidden.current_user_id() OWNER TO svc_owner;
 -- Name: FUNCTION current_user_id(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_user_id() IS 'Person the credential acts for; NULL for organization keys.';
+COMMENT ON FUNCTION app_hidden.current_user_id() IS 'Person the credential acts for; NULL for organization keys and analysts.';
 
 --
 -- Name: custom_field_value_fits(text, jsonb, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -5769,6 +5833,28 @@ ALTER FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key te
 --
 
 COMMENT ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key text, address text, contact_id uuid, base_url text, sinks text[]) IS 'sequences_test_step''s send as the owner: send-time checks (reason_code), the rendered message stored; with the sink, delivered at once; otherwise answered for the caller to hand to its transport.';
+
+--
+-- Name: session_claim(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.session_claim(claim text) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select case when session_user = 'svc_login' or current_user in ('svc_request', 'svc_worker')
+                or not pg_catalog.pg_has_role(session_user, 'svc_analyst', 'USAGE')
+                or pg_catalog.pg_has_role(session_user, 'svc_owner', 'USAGE')
+              then pg_catalog.current_setting('svc.' || claim, true)
+              else app_hidden.analyst_claim(claim) end
+$$;
+
+ALTER FUNCTION app_hidden.session_claim(claim text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION session_claim(claim text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.session_claim(claim text) IS 'The text of claim svc.<claim> for this session: the setting, or for an analyst its own mapping.';
 
 --
 -- Name: slot_taken(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -11275,6 +11361,209 @@ ALTER FUNCTION app_public.territories_list(location_id uuid, postal_code text, c
 COMMENT ON FUNCTION app_public.territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer) IS 'territories_list: territories in reach, optionally of one location and covering one postal code (spaces and case ignored).';
 
 --
+-- Name: appointment_occurrences; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.appointment_occurrences (
+    organization_id uuid NOT NULL,
+    appointment_id uuid NOT NULL,
+    occurrence_start timestamp with time zone NOT NULL,
+    during tstzrange NOT NULL
+);
+
+ALTER TABLE app_public.appointment_occurrences OWNER TO svc_owner;
+
+--
+-- Name: TABLE appointment_occurrences; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.appointment_occurrences IS 'Each occurrence of a repeating appointment (its series'' row in app_public.appointments holds the rest).';
+
+--
+-- Name: appointments_per_day; Type: VIEW; Schema: app_analytics; Owner: svc_owner
+--
+
+CREATE VIEW app_analytics.appointments_per_day WITH (security_invoker='true') AS
+ WITH booked AS (
+         SELECT a.organization_id,
+            a.location_id,
+            a.starts_at,
+            a.status
+           FROM app_public.appointments a
+          WHERE ((a.kind = 'appointment'::text) AND (a.rrule IS NULL))
+        UNION ALL
+         SELECT a.organization_id,
+            a.location_id,
+            o.occurrence_start,
+            a.status
+           FROM (app_public.appointments a
+             JOIN app_public.appointment_occurrences o ON (((o.organization_id = a.organization_id) AND (o.appointment_id = a.id))))
+          WHERE ((a.kind = 'appointment'::text) AND (a.rrule IS NOT NULL))
+        )
+ SELECT b.organization_id,
+    b.location_id,
+    l.name AS location,
+    ((b.starts_at AT TIME ZONE l.timezone))::date AS day,
+    count(*) FILTER (WHERE (b.status = 'booked'::text)) AS booked,
+    count(*) FILTER (WHERE (b.status = 'cancelled'::text)) AS cancelled
+   FROM (booked b
+     JOIN app_public.locations l ON (((l.organization_id = b.organization_id) AND (l.id = b.location_id))))
+  GROUP BY b.organization_id, b.location_id, l.name, (((b.starts_at AT TIME ZONE l.timezone))::date);
+
+ALTER TABLE app_analytics.appointments_per_day OWNER TO svc_owner;
+
+--
+-- Name: VIEW appointments_per_day; Type: COMMENT; Schema: app_analytics; Owner: svc_owner
+--
+
+COMMENT ON VIEW app_analytics.appointments_per_day IS 'Booked and cancelled appointments per location and local day (occurrences of a series each count).';
+
+--
+-- Name: contact_tags; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.contact_tags (
+    organization_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    tag_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE app_public.contact_tags OWNER TO svc_owner;
+
+--
+-- Name: pipeline_stages; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.pipeline_stages (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    "position" integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT pipeline_stages_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.pipeline_stages OWNER TO svc_owner;
+
+--
+-- Name: TABLE pipeline_stages; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.pipeline_stages IS 'The organization''s pipeline, in dashboard order (position).';
+
+--
+-- Name: tags; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.tags (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name public.citext NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT tags_name_check CHECK (((length((name)::text) >= 1) AND (length((name)::text) <= 120)))
+);
+
+ALTER TABLE app_public.tags OWNER TO svc_owner;
+
+--
+-- Name: TABLE tags; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.tags IS 'The organization''s tags (at most organizations.tag_limit).';
+
+--
+-- Name: contacts; Type: VIEW; Schema: app_analytics; Owner: svc_owner
+--
+
+CREATE VIEW app_analytics.contacts WITH (security_invoker='true') AS
+ SELECT c.organization_id,
+    c.id,
+    c.name,
+    (c.email)::text AS email,
+    c.phone,
+    c.stage_id,
+    s.name AS stage,
+    s."position" AS stage_position,
+    COALESCE(( SELECT array_agg((t.name)::text ORDER BY t.name) AS array_agg
+           FROM (app_public.contact_tags ct
+             JOIN app_public.tags t ON (((t.organization_id = ct.organization_id) AND (t.id = ct.tag_id))))
+          WHERE ((ct.organization_id = c.organization_id) AND (ct.contact_id = c.id))), '{}'::text[]) AS tags,
+    c.field_values,
+    c.sms_consent,
+    c.total_calls,
+    c.notes_count,
+    c.first_seen_at,
+    c.last_seen_at,
+    c.created_at,
+    c.updated_at
+   FROM (app_public.contacts c
+     LEFT JOIN app_public.pipeline_stages s ON (((s.organization_id = c.organization_id) AND (s.id = c.stage_id))));
+
+ALTER TABLE app_analytics.contacts OWNER TO svc_owner;
+
+--
+-- Name: VIEW contacts; Type: COMMENT; Schema: app_analytics; Owner: svc_owner
+--
+
+COMMENT ON VIEW app_analytics.contacts IS 'Contacts with stage (name) and tags (names, sorted); the contacts an analyst reaches.';
+
+--
+-- Name: enrollments; Type: VIEW; Schema: app_analytics; Owner: svc_owner
+--
+
+CREATE VIEW app_analytics.enrollments WITH (security_invoker='true') AS
+ SELECT e.organization_id,
+    e.id,
+    e.sequence_id,
+    q.name AS sequence,
+    q.kind AS sequence_kind,
+    q.status AS sequence_status,
+    q.location_id,
+    e.contact_id,
+    e.status,
+    e.current_step_key,
+    e.next_step_due_at,
+    e.end_reason,
+    e.source,
+    e.created_at,
+    e.updated_at
+   FROM (app_public.enrollments e
+     JOIN app_public.sequences q ON (((q.organization_id = e.organization_id) AND (q.id = e.sequence_id))));
+
+ALTER TABLE app_analytics.enrollments OWNER TO svc_owner;
+
+--
+-- Name: VIEW enrollments; Type: COMMENT; Schema: app_analytics; Owner: svc_owner
+--
+
+COMMENT ON VIEW app_analytics.enrollments IS 'Enrollments with their sequence (name, kind, status, location).';
+
+--
+-- Name: analysts; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.analysts (
+    role_name text NOT NULL,
+    organization_id uuid,
+    location_ids uuid[],
+    all_organizations boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT analysts_check CHECK ((all_organizations = (organization_id IS NULL))),
+    CONSTRAINT analysts_check1 CHECK (((location_ids IS NULL) OR (organization_id IS NOT NULL))),
+    CONSTRAINT analysts_location_ids_check CHECK (((location_ids IS NULL) OR (cardinality(location_ids) > 0))),
+    CONSTRAINT analysts_role_name_check CHECK ((role_name ~ '^svc_analyst_[a-z0-9_]{1,40}$'::text))
+);
+
+ALTER TABLE app_private.analysts OWNER TO svc_owner;
+
+--
+-- Name: TABLE analysts; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.analysts IS 'Who each analyst login role is: its organization (NULL for the operator''s all-organizations analysts) and the locations it reaches (NULL: all). Keyed by session_user; written by `svc admin analyst create|revoke` only.';
+
+--
 -- Name: api_key_locations; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -11629,25 +11918,6 @@ ALTER TABLE app_private.sequence_trigger_types OWNER TO svc_owner;
 COMMENT ON TABLE app_private.sequence_trigger_types IS 'The trigger types sequences accept, with the fields each takes; an area adds its own row when it goes live.';
 
 --
--- Name: appointment_occurrences; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.appointment_occurrences (
-    organization_id uuid NOT NULL,
-    appointment_id uuid NOT NULL,
-    occurrence_start timestamp with time zone NOT NULL,
-    during tstzrange NOT NULL
-);
-
-ALTER TABLE app_public.appointment_occurrences OWNER TO svc_owner;
-
---
--- Name: TABLE appointment_occurrences; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.appointment_occurrences IS 'Each occurrence of a repeating appointment (its series'' row in app_public.appointments holds the rest).';
-
---
 -- Name: audience_members; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -11727,19 +11997,6 @@ ALTER TABLE app_public.contact_locations OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.contact_locations IS 'Locations a contact is linked to; a contact with none is visible only organization-wide.';
-
---
--- Name: contact_tags; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.contact_tags (
-    organization_id uuid NOT NULL,
-    contact_id uuid NOT NULL,
-    tag_id uuid NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
-);
-
-ALTER TABLE app_public.contact_tags OWNER TO svc_owner;
 
 --
 -- Name: custom_fields; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -12005,27 +12262,6 @@ ALTER TABLE app_public.person_locations OWNER TO svc_owner;
 COMMENT ON TABLE app_public.person_locations IS 'Locations a manager or member works at; owners and admins reach every location.';
 
 --
--- Name: pipeline_stages; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.pipeline_stages (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    name text NOT NULL,
-    "position" integer NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT pipeline_stages_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
-);
-
-ALTER TABLE app_public.pipeline_stages OWNER TO svc_owner;
-
---
--- Name: TABLE pipeline_stages; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.pipeline_stages IS 'The organization''s pipeline, in dashboard order (position).';
-
---
 -- Name: role_agent_access; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -12126,26 +12362,6 @@ ALTER TABLE app_public.step_runs OWNER TO svc_owner;
 COMMENT ON TABLE app_public.step_runs IS 'Each (enrollment, step) the engine reached, at most once: sending while its message is with the transport, then sent, failed or unknown (the process died in between: never sent again), skipped (with reason: suppressed, opted_out, no_consent, missing_address) or waited.';
 
 --
--- Name: tags; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.tags (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    name public.citext NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT tags_name_check CHECK (((length((name)::text) >= 1) AND (length((name)::text) <= 120)))
-);
-
-ALTER TABLE app_public.tags OWNER TO svc_owner;
-
---
--- Name: TABLE tags; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.tags IS 'The organization''s tags (at most organizations.tag_limit).';
-
---
 -- Name: territory_team_members; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -12162,6 +12378,13 @@ ALTER TABLE app_public.territory_team_members OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.territory_team_members IS 'Who covers a territory; a territory with no rows here is covered by every team member of its location.';
+
+--
+-- Name: analysts analysts_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.analysts
+    ADD CONSTRAINT analysts_pkey PRIMARY KEY (role_name);
 
 --
 -- Name: api_key_locations api_key_locations_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -12617,6 +12840,12 @@ ALTER TABLE ONLY app_public.territories
 
 ALTER TABLE ONLY app_public.territory_team_members
     ADD CONSTRAINT territory_team_members_pkey PRIMARY KEY (organization_id, territory_id, staff_profile_id);
+
+--
+-- Name: analysts_by_organization; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organization_id);
 
 --
 -- Name: contact_events_by_contact; Type: INDEX; Schema: app_private; Owner: svc_owner
@@ -13079,6 +13308,13 @@ CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH RO
 --
 
 CREATE TRIGGER _510_sequences AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.source = 'api'::text) AND (new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__sequences();
+
+--
+-- Name: analysts analysts_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.analysts
+    ADD CONSTRAINT analysts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
 -- Name: api_key_locations api_key_locations_organization_id_api_key_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -13744,6 +13980,12 @@ ALTER TABLE ONLY app_public.territory_team_members
 
 ALTER TABLE ONLY app_public.territory_team_members
     ADD CONSTRAINT territory_team_members_organization_id_territory_id_fkey FOREIGN KEY (organization_id, territory_id) REFERENCES app_public.territories(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: analysts; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.analysts ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: api_key_locations; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
@@ -14496,6 +14738,12 @@ CREATE POLICY update_writable ON app_public.broadcast_schedules FOR UPDATE USING
 CREATE POLICY update_writable ON app_public.sequences FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id))) WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id)));
 
 --
+-- Name: SCHEMA app_analytics; Type: ACL; Schema: -; Owner: svc_owner
+--
+
+GRANT USAGE ON SCHEMA app_analytics TO svc_analyst;
+
+--
 -- Name: SCHEMA app_hidden; Type: ACL; Schema: -; Owner: svc_owner
 --
 
@@ -14512,11 +14760,21 @@ GRANT USAGE ON SCHEMA app_public TO svc_worker;
 GRANT USAGE ON SCHEMA app_public TO svc_analyst;
 
 --
+-- Name: FUNCTION analyst_claim(claim text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.analyst_claim(claim text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.analyst_claim(claim text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.analyst_claim(claim text) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.analyst_claim(claim text) TO svc_analyst;
+
+--
 -- Name: TABLE appointments; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
 GRANT SELECT,INSERT,UPDATE ON TABLE app_public.appointments TO svc_request;
 GRANT SELECT ON TABLE app_public.appointments TO svc_worker;
+GRANT SELECT ON TABLE app_public.appointments TO svc_analyst;
 
 --
 -- Name: FUNCTION appointment_for_change(appointment_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -14877,6 +15135,7 @@ GRANT ALL ON FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequ
 --
 
 GRANT SELECT ON TABLE app_public.broadcast_runs TO svc_request;
+GRANT SELECT ON TABLE app_public.broadcast_runs TO svc_analyst;
 
 --
 -- Name: FUNCTION broadcast_run_json(r app_public.broadcast_runs); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -14891,6 +15150,7 @@ GRANT ALL ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs)
 --
 
 GRANT SELECT ON TABLE app_public.broadcast_schedules TO svc_request;
+GRANT SELECT ON TABLE app_public.broadcast_schedules TO svc_analyst;
 
 --
 -- Name: COLUMN broadcast_schedules.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -14985,6 +15245,7 @@ GRANT ALL ON FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequen
 
 GRANT SELECT ON TABLE app_public.calls TO svc_request;
 GRANT SELECT ON TABLE app_public.calls TO svc_worker;
+GRANT SELECT ON TABLE app_public.calls TO svc_analyst;
 
 --
 -- Name: FUNCTION call_json(c app_public.calls); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -15329,6 +15590,7 @@ GRANT ALL ON FUNCTION app_hidden.current_reaches_all_locations() TO svc_analyst;
 REVOKE ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_analyst;
 
 --
 -- Name: FUNCTION current_reads_team_member(staff_profile_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -15337,6 +15599,7 @@ GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_
 REVOKE ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_analyst;
 
 --
 -- Name: FUNCTION current_records_level(); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -15354,6 +15617,7 @@ GRANT ALL ON FUNCTION app_hidden.current_records_level() TO svc_analyst;
 REVOKE ALL ON FUNCTION app_hidden."current_role"() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden."current_role"() TO svc_request;
 GRANT ALL ON FUNCTION app_hidden."current_role"() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden."current_role"() TO svc_analyst;
 
 --
 -- Name: FUNCTION current_scopes(); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -15386,6 +15650,7 @@ GRANT ALL ON FUNCTION app_hidden.current_sms_enabled() TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.current_staff_profile_id() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_staff_profile_id() TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_staff_profile_id() TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_staff_profile_id() TO svc_analyst;
 
 --
 -- Name: FUNCTION current_user_id(); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -15520,6 +15785,7 @@ GRANT ALL ON FUNCTION app_hidden.enrollment_json(e app_public.enrollments) TO sv
 
 GRANT SELECT ON TABLE app_public.forms TO svc_request;
 GRANT SELECT ON TABLE app_public.forms TO svc_worker;
+GRANT SELECT ON TABLE app_public.forms TO svc_analyst;
 
 --
 -- Name: FUNCTION form_for(form_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -15774,6 +16040,7 @@ REVOKE ALL ON FUNCTION app_hidden.number_owner(number text, OUT organization_id 
 
 GRANT SELECT ON TABLE app_public.offerings TO svc_request;
 GRANT SELECT ON TABLE app_public.offerings TO svc_worker;
+GRANT SELECT ON TABLE app_public.offerings TO svc_analyst;
 
 --
 -- Name: FUNCTION offering_team_member_ids(o app_public.offerings); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -16162,6 +16429,15 @@ REVOKE ALL ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, ste
 GRANT ALL ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key text, address text, contact_id uuid, base_url text, sinks text[]) TO svc_request;
 
 --
+-- Name: FUNCTION session_claim(claim text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.session_claim(claim text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_analyst;
+
+--
 -- Name: FUNCTION slot_taken(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -16206,6 +16482,7 @@ GRANT ALL ON FUNCTION app_hidden.territory_covers(organization_id uuid, location
 
 GRANT SELECT ON TABLE app_public.territories TO svc_request;
 GRANT SELECT ON TABLE app_public.territories TO svc_worker;
+GRANT SELECT ON TABLE app_public.territories TO svc_analyst;
 
 --
 -- Name: FUNCTION territory_json(t app_public.territories); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -17132,6 +17409,79 @@ GRANT ALL ON FUNCTION app_public.territories_list(location_id uuid, postal_code 
 
 GRANT SELECT ON TABLE app_public.appointment_occurrences TO svc_request;
 GRANT SELECT ON TABLE app_public.appointment_occurrences TO svc_worker;
+GRANT SELECT ON TABLE app_public.appointment_occurrences TO svc_analyst;
+
+--
+-- Name: TABLE appointments_per_day; Type: ACL; Schema: app_analytics; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_analytics.appointments_per_day TO svc_analyst;
+
+--
+-- Name: TABLE contact_tags; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT,DELETE ON TABLE app_public.contact_tags TO svc_request;
+GRANT SELECT ON TABLE app_public.contact_tags TO svc_worker;
+GRANT SELECT ON TABLE app_public.contact_tags TO svc_analyst;
+
+--
+-- Name: COLUMN contact_tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: COLUMN contact_tags.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(contact_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: COLUMN contact_tags.tag_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(tag_id) ON TABLE app_public.contact_tags TO svc_request;
+
+--
+-- Name: TABLE pipeline_stages; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_request;
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_worker;
+GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_analyst;
+
+--
+-- Name: TABLE tags; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.tags TO svc_request;
+GRANT SELECT ON TABLE app_public.tags TO svc_worker;
+GRANT SELECT ON TABLE app_public.tags TO svc_analyst;
+
+--
+-- Name: COLUMN tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.tags TO svc_request;
+
+--
+-- Name: COLUMN tags.name; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(name) ON TABLE app_public.tags TO svc_request;
+
+--
+-- Name: TABLE contacts; Type: ACL; Schema: app_analytics; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_analytics.contacts TO svc_analyst;
+
+--
+-- Name: TABLE enrollments; Type: ACL; Schema: app_analytics; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_analytics.enrollments TO svc_analyst;
 
 --
 -- Name: TABLE audience_members; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -17165,6 +17515,7 @@ GRANT INSERT(contact_id) ON TABLE app_public.audience_members TO svc_request;
 
 GRANT SELECT ON TABLE app_public.calendars TO svc_request;
 GRANT SELECT ON TABLE app_public.calendars TO svc_worker;
+GRANT SELECT ON TABLE app_public.calendars TO svc_analyst;
 
 --
 -- Name: TABLE call_transcript_lines; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -17172,6 +17523,7 @@ GRANT SELECT ON TABLE app_public.calendars TO svc_worker;
 
 GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_request;
 GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_worker;
+GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_analyst;
 
 --
 -- Name: TABLE contact_locations; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -17180,32 +17532,6 @@ GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_worker;
 GRANT SELECT,INSERT ON TABLE app_public.contact_locations TO svc_request;
 GRANT SELECT ON TABLE app_public.contact_locations TO svc_worker;
 GRANT SELECT ON TABLE app_public.contact_locations TO svc_analyst;
-
---
--- Name: TABLE contact_tags; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT,DELETE ON TABLE app_public.contact_tags TO svc_request;
-GRANT SELECT ON TABLE app_public.contact_tags TO svc_worker;
-GRANT SELECT ON TABLE app_public.contact_tags TO svc_analyst;
-
---
--- Name: COLUMN contact_tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(organization_id) ON TABLE app_public.contact_tags TO svc_request;
-
---
--- Name: COLUMN contact_tags.contact_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(contact_id) ON TABLE app_public.contact_tags TO svc_request;
-
---
--- Name: COLUMN contact_tags.tag_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(tag_id) ON TABLE app_public.contact_tags TO svc_request;
 
 --
 -- Name: TABLE custom_fields; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -17253,6 +17579,7 @@ GRANT INSERT(created_by) ON TABLE app_public.email_suppressions TO svc_request;
 
 GRANT SELECT ON TABLE app_public.form_fields TO svc_request;
 GRANT SELECT ON TABLE app_public.form_fields TO svc_worker;
+GRANT SELECT ON TABLE app_public.form_fields TO svc_analyst;
 
 --
 -- Name: TABLE form_submissions; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -17260,6 +17587,7 @@ GRANT SELECT ON TABLE app_public.form_fields TO svc_worker;
 
 GRANT SELECT ON TABLE app_public.form_submissions TO svc_request;
 GRANT SELECT ON TABLE app_public.form_submissions TO svc_worker;
+GRANT SELECT ON TABLE app_public.form_submissions TO svc_analyst;
 
 --
 -- Name: TABLE interactions; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -17275,6 +17603,7 @@ GRANT SELECT ON TABLE app_public.interactions TO svc_analyst;
 
 GRANT SELECT ON TABLE app_public.offering_team_members TO svc_request;
 GRANT SELECT ON TABLE app_public.offering_team_members TO svc_worker;
+GRANT SELECT ON TABLE app_public.offering_team_members TO svc_analyst;
 
 --
 -- Name: TABLE organizations; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -17291,14 +17620,6 @@ GRANT SELECT ON TABLE app_public.organizations TO svc_analyst;
 GRANT SELECT ON TABLE app_public.person_locations TO svc_request;
 GRANT SELECT ON TABLE app_public.person_locations TO svc_worker;
 GRANT SELECT ON TABLE app_public.person_locations TO svc_analyst;
-
---
--- Name: TABLE pipeline_stages; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_request;
-GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_worker;
-GRANT SELECT ON TABLE app_public.pipeline_stages TO svc_analyst;
 
 --
 -- Name: TABLE role_agent_access; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -17363,31 +17684,12 @@ GRANT SELECT ON TABLE app_public.step_runs TO svc_worker;
 GRANT SELECT ON TABLE app_public.step_runs TO svc_analyst;
 
 --
--- Name: TABLE tags; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.tags TO svc_request;
-GRANT SELECT ON TABLE app_public.tags TO svc_worker;
-GRANT SELECT ON TABLE app_public.tags TO svc_analyst;
-
---
--- Name: COLUMN tags.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(organization_id) ON TABLE app_public.tags TO svc_request;
-
---
--- Name: COLUMN tags.name; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(name) ON TABLE app_public.tags TO svc_request;
-
---
 -- Name: TABLE territory_team_members; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_request;
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_worker;
+GRANT SELECT ON TABLE app_public.territory_team_members TO svc_analyst;
 
 --
 -- Name: DEFAULT PRIVILEGES FOR FUNCTIONS; Type: DEFAULT ACL; Schema: -; Owner: svc_owner

@@ -16,6 +16,7 @@ import { adminFormSubmit } from '../forms/submit.ts';
 import {
   AdminError, FixtureError, adminApply, readOutbox, revokeKey, setRoleAccess, updateOrg, updateUser,
 } from '../admin/commands.ts';
+import { createAnalyst, revokeAnalyst } from '../admin/analysts.ts';
 import { describeSeed, seedDemo } from '../seed/demo.ts';
 import { inboundEmail, inboundSms } from '../conversations/inbound.ts';
 
@@ -38,6 +39,9 @@ const USAGE = `usage: svc <command>
   admin role-access --org ORG_ID --role R --agent-access on|off
   admin org update --id ORG_ID [--mcp on|off] [--tag-limit N]
   admin outbox --org ORG_ID [--since ISO]
+  admin analyst create --org ORG_ID [--locations id,id] [--name NAME] [--connection-limit N] [--statement-timeout 60s]
+  admin analyst create --all-organizations [--name NAME]   the operator's own analysts (every organization)
+  admin analyst revoke --name NAME
   admin jobs drain [--timeout S]      run every background job due now, then exit
   admin inbound sms --to E164 --from E164 --body TEXT
   admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID]
@@ -131,6 +135,20 @@ async function admin(argv: string[]): Promise<void> {
       return withOwner(async (pool) => {
         for (const row of await readOutbox(pool, values.org, values.since)) process.stdout.write(`${JSON.stringify(row)}\n`);
       });
+    }
+    case 'analyst create': {
+      const { values } = args(rest, {
+        org: { type: 'string' }, locations: { type: 'string' }, 'all-organizations': { type: 'boolean' }, name: { type: 'string' },
+        'connection-limit': { type: 'string' }, 'statement-timeout': { type: 'string' },
+      });
+      return withOwner(async (pool, db) => print(await createAnalyst(pool, db.ownerUrl, {
+        org: values.org, locations: values.locations, allOrganizations: values['all-organizations'], name: values.name,
+        connectionLimit: values['connection-limit'], statementTimeout: values['statement-timeout'],
+      })));
+    }
+    case 'analyst revoke': {
+      const { values } = args(rest, { name: { type: 'string' } });
+      return withOwner(async (pool) => print(await revokeAnalyst(pool, values.name)));
     }
     case 'jobs drain': {
       const { values } = args(rest, { timeout: { type: 'string' } });

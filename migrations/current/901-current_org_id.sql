@@ -1,0 +1,13 @@
+-- current_org_id(): restated to read its claim through app_hidden.session_claim (900-analysts.sql): the
+-- svc.* setting for the API's requests and tasks, exactly as before; an analyst's own mapping
+-- for an analyst, whatever the analyst sets.
+set local role svc_owner;
+
+create or replace function app_hidden.current_org_id() returns uuid
+language sql stable parallel safe as $$
+  select nullif(app_hidden.session_claim('organization_id'), '')::uuid
+$$;
+comment on function app_hidden.current_org_id() is
+  'Organization of the current credential (an analyst''s: its mapping); NULL (sees nothing) when unset.';
+
+reset role;
