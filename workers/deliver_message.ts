@@ -31,7 +31,11 @@ export function deliverMessage(transports: Transports): Task {
                 for update`, [organization_id, message_id]);
           // Gone (its organization was deleted) or already delivered: nothing to do.
           if (message && message.status !== 'sent') {
-            await transports[message.channel].send(message, client);
+            const accepted = await transports[message.channel].send(message, client);
+            // the provider's id (Twilio's SID): its status callbacks name the message by it
+            if (accepted?.providerId) {
+              await client.query('select app_private.delivery_set_provider_id($1, $2, $3)', [organization_id, message_id, accepted.providerId]);
+            }
             await client.query(
               `update app_private.outgoing_messages set status = 'sent', sent_at = now(), error = null
                 where organization_id = $1 and id = $2`, [organization_id, message_id]);

@@ -18,9 +18,10 @@ export interface Transport {
   readonly name: string;
   /**
    * Hands one message over and resolves once it was accepted; throws otherwise. `tx` is the
-   * delivering transaction, which marks the message sent right after and commits.
+   * delivering transaction, which marks the message sent right after and commits. A provider that
+   * names the message (Twilio's SID) answers its id, kept as the message's provider_id.
    */
-  send(message: OutgoingMessage, tx: pg.ClientBase): Promise<void>;
+  send(message: OutgoingMessage, tx: pg.ClientBase): Promise<void | { providerId?: string }>;
 }
 
 export type Transports = Record<OutgoingMessage['channel'], Transport>;

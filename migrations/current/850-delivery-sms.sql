@@ -1,0 +1,168 @@
+-- Delivery, SMS: what a Twilio-compatible provider tells us back (src/delivery/twilio.ts,
+-- src/delivery/webhooks.ts). The provider's message id (SID) is kept on the outgoing message;
+-- each status callback is recorded once per (SID, status) and moves the message's delivery
+-- status, and a sequence text's `delivered`/`bounced` enrollment event. Inbound SMS goes through
+-- the conversations area's own function (701-…), so a webhook and `svc admin inbound sms` take
+-- the same path. The carrier keyword list and the plain-language opt-out live here too, in
+-- app_private.sms_keyword, which that function reads.
+set local role svc_owner;
+
+alter table app_private.outgoing_messages add column if not exists provider_id text;
+alter table app_private.outgoing_messages add column if not exists delivery_status text;
+comment on column app_private.outgoing_messages.provider_id is
+  'The provider''s id of the message once it accepted it (Twilio''s MessageSid): status callbacks name it.';
+comment on column app_private.outgoing_messages.delivery_status is
+  'The provider''s last reported status (queued, sent, delivered, undelivered, failed; bounced, complained for email).';
+create unique index if not exists outgoing_messages_provider_id on app_private.outgoing_messages (provider_id)
+  where provider_id is not null;
+
+-- What providers reported, once each: the key is the provider's (Twilio: SID and status, since
+-- every status of a message is a callback of its own), so a redelivered webhook records nothing.
+create table if not exists app_private.delivery_events (
+  id bigint generated always as identity primary key,
+  organization_id uuid not null references app_public.organizations on delete cascade,
+  message_id uuid not null,
+  event_key text not null unique check (length(event_key) between 1 and 400),
+  type text not null check (type in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained')),
+  detail jsonb not null default '{}',
+  created_at timestamptz not null default now(),
+  foreign key (organization_id, message_id) references app_private.outgoing_messages on delete cascade
+);
+comment on table app_private.delivery_events is
+  'Delivery reports from providers (status callbacks, bounces, complaints), each recorded once by its provider key.';
+alter table app_private.delivery_events enable row level security;
+create index if not exists delivery_events_by_message on app_private.delivery_events (organization_id, message_id, id);
+
+-- Since April 2025 US rules count an opt-out "by any reasonable method". Detected
+-- conservatively: the WHOLE message, once lower-cased with apostrophes dropped and punctuation
+-- made spaces, must be one of these requests, with an optional "please" before and
+-- "please/thanks" after. Anything more ("stop texting me after 8pm", "don't stop texting me",
+-- "can you stop by") is an ordinary message for a person or the AI to read: a missed opt-out
+-- there is answered by a human, a false one would silence a customer who asked for nothing.
+-- test/delivery/opt-out.test.ts lists the phrasings accepted and the near-misses refused.
+create or replace function app_private.sms_plain_opt_out(body text) returns boolean
+language sql immutable as $$
+  select btrim(regexp_replace(regexp_replace(lower(coalesce(body, '')), '[''’‘`]', '', 'g'), '[^a-z0-9]+', ' ', 'g')) ~ (
+    '^(hi |hello |hey )?(please |pls |plz )?('
+    || '(stop|quit|cease) (texting|txting|messaging|contacting|sending (me )?(texts|messages|text messages|sms|sms messages))( me)?'
+    || '|(do not|dont|never) (text|txt|message|sms|contact) (me|this number)'
+    || '|no more (texts|text messages|messages|sms)'
+    || '|unsubscribe( me)?( from (this|these|your) (list|texts|messages))?'
+    || '|(remove|take) (me|my number|this number) (off|from) (your|the|this) (list|texting list|text list|sms list|contact list|mailing list)'
+    || '|opt (me )?out|optout me|opt me out of (this|these|your) (texts|messages)'
+    || '|i (want|would like|wish|d like) to (unsubscribe|opt out|stop (getting|receiving) (texts|messages|these))'
+    || '|(leave me alone and )?stop (all )?(texts|messages|text messages)'
+    || ')( (again|anymore|any more|ever again|now|at all))?( (please|pls|plz|thanks|thank you|thx))?$')
+$$;
+comment on function app_private.sms_plain_opt_out(text) is
+  'Whether a whole SMS is a plain-language opt-out request ("please stop texting me", "unsubscribe me", "don''t text me '
+  'again"); conservative: a longer or conditional message is not one.';
+revoke execute on function app_private.sms_plain_opt_out(text) from public;
+
+-- The whole message as a carrier keyword: STOP and the CTIA list (STOPALL, UNSUBSCRIBE, CANCEL,
+-- END, QUIT, REVOKE, OPTOUT), START/UNSTOP, HELP/INFO; case and trailing punctuation ignored.
+-- Otherwise a plain-language opt-out (app_private.sms_plain_opt_out) is 'stop' too.
+create or replace function app_private.sms_keyword(body text) returns text
+language sql immutable as $$
+  select case upper(regexp_replace(btrim(body), '[[:space:][:punct:]]+$', ''))
+    when 'STOP' then 'stop' when 'STOPALL' then 'stop' when 'UNSUBSCRIBE' then 'stop' when 'CANCEL' then 'stop'
+    when 'END' then 'stop' when 'QUIT' then 'stop' when 'REVOKE' then 'stop' when 'OPTOUT' then 'stop'
+    when 'START' then 'start' when 'UNSTOP' then 'start'
+    when 'HELP' then 'help' when 'INFO' then 'help'
+    else case when app_private.sms_plain_opt_out(body) then 'stop' end
+  end
+$$;
+revoke execute on function app_private.sms_keyword(text) from public;
+
+-- The provider's id of a message it accepted, stored by deliver_message in its transaction.
+-- (Only the worker calls it, as owner; kept a function so the write is in one place.)
+create or replace function app_private.delivery_set_provider_id(org uuid, message_id uuid, provider_id text) returns void
+language sql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+  update app_private.outgoing_messages m set provider_id = delivery_set_provider_id.provider_id
+   where m.organization_id = org and m.id = message_id
+$$;
+revoke execute on function app_private.delivery_set_provider_id(uuid, uuid, text) from public;
+
+-- The same, for a message the API sent itself (conversations_send_sms, _reply): the request's
+-- organization's message only.
+create or replace function app_hidden.delivery_note_provider_id(message_id uuid, provider_id text) returns void
+language sql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+  update app_private.outgoing_messages m set provider_id = delivery_note_provider_id.provider_id
+   where m.organization_id = app_hidden.current_org_id() and m.id = message_id
+$$;
+revoke execute on function app_hidden.delivery_note_provider_id(uuid, text) from public;
+grant execute on function app_hidden.delivery_note_provider_id(uuid, text) to svc_request;
+
+-- A delivery report about a message the service sent, found by the provider's id. Recorded
+-- once per event_key (a duplicate answers duplicate true and changes nothing); moves the
+-- message's delivery_status, and for a sequence's message records the enrollment's
+-- `delivered` or `bounced` (reason the provider's) event, in the order reports arrive.
+-- Unknown provider ids are answered (known false) and not recorded: a provider retrying a
+-- report about a message from another system must not fill the table.
+create or replace function app_hidden.delivery_record_event(provider_id text, event_key text, type text, detail jsonb)
+returns jsonb
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+declare
+  om app_private.outgoing_messages;
+  ev_id bigint;
+  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'bounced'
+                                     when 'failed' then 'bounced' when 'bounced' then 'bounced' end;
+begin
+  if provider_id is null or length(provider_id) not between 1 and 200 then
+    perform app_hidden.raise_error(400, 'bad_request', 'The message id is 1 to 200 characters');
+  end if;
+  if type is null or type not in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained') then
+    perform app_hidden.raise_error(400, 'bad_request', 'Unknown delivery status');
+  end if;
+  select * into om from app_private.outgoing_messages m where m.provider_id = delivery_record_event.provider_id for update;
+  if not found then
+    return jsonb_build_object('known', false, 'recorded', false);
+  end if;
+  insert into app_private.delivery_events (organization_id, message_id, event_key, type, detail)
+  values (om.organization_id, om.id, delivery_record_event.event_key, delivery_record_event.type,
+          coalesce(delivery_record_event.detail, '{}'))
+  on conflict on constraint delivery_events_event_key_key do nothing
+  returning id into ev_id;
+  if ev_id is null then
+    return jsonb_build_object('known', true, 'recorded', false, 'duplicate', true, 'message_id', om.id);
+  end if;
+  -- a late 'sent' after 'delivered' does not undo it
+  if not (type in ('queued', 'sent') and om.delivery_status in ('delivered', 'undelivered', 'failed', 'bounced', 'complained')) then
+    update app_private.outgoing_messages m set delivery_status = type
+     where m.organization_id = om.organization_id and m.id = om.id;
+  end if;
+  if enrollment_event is not null and om.meta ? 'enrollment_id' then
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+    select om.organization_id, e.id, enrollment_event, om.meta->>'step_key', om.id,
+           case when enrollment_event = 'bounced' then left(coalesce(detail->>'reason', type), 500) end
+      from app_public.enrollments e
+     where e.organization_id = om.organization_id and e.id = (om.meta->>'enrollment_id')::uuid;
+  end if;
+  return jsonb_build_object('known', true, 'recorded', true, 'duplicate', false, 'message_id', om.id,
+    'organization_id', om.organization_id, 'type', type);
+end $$;
+comment on function app_hidden.delivery_record_event(text, text, text, jsonb) is
+  'A provider''s delivery report about a message by its provider id, recorded once per event key: delivery_status and '
+  'the enrollment''s delivered/bounced event.';
+revoke execute on function app_hidden.delivery_record_event(text, text, text, jsonb) from public;
+grant execute on function app_hidden.delivery_record_event(text, text, text, jsonb) to svc_request;
+
+-- An inbound SMS from the provider's webhook: the number's owner (404 unknown_number, 409
+-- number_ambiguous), then exactly what `svc admin inbound sms` runs.
+create or replace function app_hidden.delivery_inbound_sms(to_number text, from_number text, body text, provider_id text)
+returns jsonb
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+begin
+  perform app_hidden.number_owner(to_number);
+  return app_private.conversations_inbound_sms(to_number, from_number, body, provider_id);
+end $$;
+comment on function app_hidden.delivery_inbound_sms(text, text, text, text) is
+  'An inbound SMS from the provider''s webhook, through conversations_inbound_sms (idempotent on the provider id).';
+revoke execute on function app_hidden.delivery_inbound_sms(text, text, text, text) from public;
+grant execute on function app_hidden.delivery_inbound_sms(text, text, text, text) to svc_request;
+
+reset role;
