@@ -50,7 +50,7 @@ language sql immutable as $$
     || '|unsubscribe( me)?( from (this|these|your) (list|texts|messages))?'
     || '|(remove|take) (me|my number|this number) (off|from) (your|the|this) (list|texting list|text list|sms list|contact list|mailing list)'
     || '|opt (me )?out|optout me|opt me out of (this|these|your) (texts|messages)'
-    || '|i (want|would like|wish|d like) to (unsubscribe|opt out|stop (getting|receiving) (texts|messages|these))'
+    || '|(i (want|would like|wish)|id like) to (unsubscribe|opt out|stop (getting|receiving) (texts|messages|these))'
     || '|(leave me alone and )?stop (all )?(texts|messages|text messages)'
     || ')( (again|anymore|any more|ever again|now|at all))?( (please|pls|plz|thanks|thank you|thx))?$')
 $$;
