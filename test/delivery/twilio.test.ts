@@ -172,7 +172,7 @@ test.serial('status callbacks: signed ones recorded once per status; invalid, mi
   const foreign = await unchanged(t, app, orgs(), () => status('SMnotours', 'delivered'));
   t.like(foreign.body, { known: false, recorded: false });
   // malformed: 400, nothing recorded
-  for (const bad of [{ MessageSid: sid, MessageStatus: 'exploded' }, { MessageStatus: 'delivered' }, { MessageSid: '', MessageStatus: 'sent' }]) {
+  for (const bad of [{ MessageSid: sid, MessageStatus: 'exploded' }, { MessageStatus: 'delivered' }, { MessageSid: '', MessageStatus: 'sent' }] as Record<string, string>[]) {
     const res = await unchanged(t, app, orgs(), () => post(path, bad));
     t.is(res.status, 400, JSON.stringify(bad));
   }
