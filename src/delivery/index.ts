@@ -9,6 +9,8 @@ import { httpSmsTransport } from './sms_http.ts';
 import { parseTwilioSetting, twilioSmsTransport } from './twilio.ts';
 
 export type { OutgoingMessage, Transport, Transports } from './transport.ts';
+export { PermanentDeliveryError, isPermanentDeliveryError } from './transport.ts';
+export { emailEnvelopeHeaders, htmlToText, messageIdOfReplyAddress, replyAddress, unsubscribeHeaders } from './email_headers.ts';
 
 export function createTransports(config: Pick<Config, 'emailTransport' | 'smsTransport'> & Partial<Pick<Config, 'baseUrl'>>): Transports {
   return { email: emailTransport(config.emailTransport), sms: smsTransport(config.smsTransport, config.baseUrl) };

@@ -25,3 +25,13 @@ export interface Transport {
 }
 
 export type Transports = Record<OutgoingMessage['channel'], Transport>;
+
+/**
+ * A refusal that sending again cannot change (an SMTP 5xx: no such mailbox, rejected as spam):
+ * the message is marked failed with this reason at once, never retried.
+ */
+export class PermanentDeliveryError extends Error {
+  readonly permanent = true;
+}
+
+export const isPermanentDeliveryError = (e: unknown): boolean => (e as { permanent?: unknown })?.permanent === true;
