@@ -23,13 +23,16 @@ create table if not exists app_private.delivery_events (
   organization_id uuid not null references app_public.organizations on delete cascade,
   message_id uuid not null,
   event_key text not null unique check (length(event_key) between 1 and 400),
-  type text not null check (type in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained')),
+  type text not null,
   detail jsonb not null default '{}',
   created_at timestamptz not null default now(),
   foreign key (organization_id, message_id) references app_private.outgoing_messages on delete cascade
 );
 comment on table app_private.delivery_events is
   'Delivery reports from providers (status callbacks, bounces, complaints), each recorded once by its provider key.';
+alter table app_private.delivery_events drop constraint if exists delivery_events_type_check;
+alter table app_private.delivery_events add constraint delivery_events_type_check
+  check (type in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained', 'auto_replied'));
 alter table app_private.delivery_events enable row level security;
 create index if not exists delivery_events_by_message on app_private.delivery_events (organization_id, message_id, id);
 
@@ -95,60 +98,117 @@ $$;
 revoke execute on function app_hidden.delivery_note_provider_id(uuid, text) from public;
 grant execute on function app_hidden.delivery_note_provider_id(uuid, text) to svc_request;
 
--- A delivery report about a message the service sent, found by the provider's id. Recorded
--- once per event_key (a duplicate answers duplicate true and changes nothing); moves the
--- message's delivery_status, and for a sequence's message records the enrollment's
--- `delivered` or `bounced` (reason the provider's) event, in the order reports arrive.
--- Unknown provider ids are answered (known false) and not recorded: a provider retrying a
--- report about a message from another system must not fill the table.
+-- What a provider reported about one message it sent, recorded once per event_key (a duplicate
+-- answers duplicate true and changes nothing): the message's delivery_status (a late 'sent'
+-- does not undo a later status), and for a sequence's message the enrollment's `delivered` or
+-- `bounced` event (reason the provider's), in the order reports arrive. For email, a hard
+-- bounce (detail.bounce = hard) ends the enrollment as failed and suppresses the address, and
+-- a complaint suppresses it (the suppression's trigger cancels the contact's email sequences);
+-- the suppression is the contact's that carries the address, when one does. An auto-reply
+-- (auto_replied) is only recorded: it is not a reply.
+create or replace function app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text,
+  detail jsonb) returns jsonb
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+declare
+  ev_id bigint;
+  enrollment uuid := case when om.meta ? 'enrollment_id' then (om.meta->>'enrollment_id')::uuid end;
+  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'bounced'
+                                     when 'failed' then 'bounced' when 'bounced' then 'bounced' end;
+  hard boolean := om.channel = 'email' and (type = 'complained' or (type = 'bounced' and detail->>'bounce' = 'hard'));
+  holder uuid;
+begin
+  if type is null or type not in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained', 'auto_replied') then
+    perform app_hidden.raise_error(400, 'bad_request', 'Unknown delivery event');
+  end if;
+  insert into app_private.delivery_events (organization_id, message_id, event_key, type, detail)
+  values (om.organization_id, om.id, delivery_message_event.event_key, delivery_message_event.type,
+          coalesce(delivery_message_event.detail, '{}'))
+  on conflict on constraint delivery_events_event_key_key do nothing
+  returning id into ev_id;
+  if ev_id is null then
+    return jsonb_build_object('known', true, 'recorded', false, 'duplicate', true, 'message_id', om.id);
+  end if;
+  if type <> 'auto_replied'
+     and not (type in ('queued', 'sent') and om.delivery_status in ('delivered', 'undelivered', 'failed', 'bounced', 'complained')) then
+    update app_private.outgoing_messages m set delivery_status = delivery_message_event.type
+     where m.organization_id = om.organization_id and m.id = om.id;
+  end if;
+  if enrollment_event is not null and enrollment is not null then
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+    select om.organization_id, e.id, enrollment_event, om.meta->>'step_key', om.id,
+           case when enrollment_event = 'bounced'
+                then left(concat_ws(': ', detail->>'bounce', coalesce(detail->>'reason', type)), 500) end
+      from app_public.enrollments e
+     where e.organization_id = om.organization_id and e.id = enrollment;
+  end if;
+  if hard then
+    if type = 'bounced' and enrollment is not null then
+      perform app_private.end_enrollments(om.organization_id, array[enrollment], 'failed', 'hard_bounce');
+    end if;
+    select c.id into holder from app_public.contacts c
+     where c.organization_id = om.organization_id and c.email_key = lower(om.recipient) order by c.created_at, c.id limit 1;
+    if holder is not null then
+      insert into app_public.email_suppressions (organization_id, email, contact_id, source)
+      values (om.organization_id, lower(om.recipient), holder, case when type = 'complained' then 'complaint' else 'bounce' end)
+      on conflict do nothing;
+    end if;
+  end if;
+  return jsonb_build_object('known', true, 'recorded', true, 'duplicate', false, 'message_id', om.id,
+    'organization_id', om.organization_id, 'type', type, 'suppressed', hard and holder is not null);
+end $$;
+comment on function app_private.delivery_message_event(app_private.outgoing_messages, text, text, jsonb) is
+  'A provider''s report about one message, once per event key: delivery_status, the enrollment''s delivered/bounced event, '
+  'and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+revoke execute on function app_private.delivery_message_event(app_private.outgoing_messages, text, text, jsonb) from public;
+
+-- A report naming the message by the provider's id (Twilio's SID). Unknown ids are answered
+-- (known false) and not recorded: a provider retrying a report about a message from another
+-- system must not fill the table.
 create or replace function app_hidden.delivery_record_event(provider_id text, event_key text, type text, detail jsonb)
 returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
   om app_private.outgoing_messages;
-  ev_id bigint;
-  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'bounced'
-                                     when 'failed' then 'bounced' when 'bounced' then 'bounced' end;
 begin
   if provider_id is null or length(provider_id) not between 1 and 200 then
     perform app_hidden.raise_error(400, 'bad_request', 'The message id is 1 to 200 characters');
-  end if;
-  if type is null or type not in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained') then
-    perform app_hidden.raise_error(400, 'bad_request', 'Unknown delivery status');
   end if;
   select * into om from app_private.outgoing_messages m where m.provider_id = delivery_record_event.provider_id for update;
   if not found then
     return jsonb_build_object('known', false, 'recorded', false);
   end if;
-  insert into app_private.delivery_events (organization_id, message_id, event_key, type, detail)
-  values (om.organization_id, om.id, delivery_record_event.event_key, delivery_record_event.type,
-          coalesce(delivery_record_event.detail, '{}'))
-  on conflict on constraint delivery_events_event_key_key do nothing
-  returning id into ev_id;
-  if ev_id is null then
-    return jsonb_build_object('known', true, 'recorded', false, 'duplicate', true, 'message_id', om.id);
-  end if;
-  -- a late 'sent' after 'delivered' does not undo it
-  if not (type in ('queued', 'sent') and om.delivery_status in ('delivered', 'undelivered', 'failed', 'bounced', 'complained')) then
-    update app_private.outgoing_messages m set delivery_status = type
-     where m.organization_id = om.organization_id and m.id = om.id;
-  end if;
-  if enrollment_event is not null and om.meta ? 'enrollment_id' then
-    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
-    select om.organization_id, e.id, enrollment_event, om.meta->>'step_key', om.id,
-           case when enrollment_event = 'bounced' then left(coalesce(detail->>'reason', type), 500) end
-      from app_public.enrollments e
-     where e.organization_id = om.organization_id and e.id = (om.meta->>'enrollment_id')::uuid;
-  end if;
-  return jsonb_build_object('known', true, 'recorded', true, 'duplicate', false, 'message_id', om.id,
-    'organization_id', om.organization_id, 'type', type);
+  return app_private.delivery_message_event(om, event_key, type, detail);
 end $$;
 comment on function app_hidden.delivery_record_event(text, text, text, jsonb) is
-  'A provider''s delivery report about a message by its provider id, recorded once per event key: delivery_status and '
-  'the enrollment''s delivered/bounced event.';
+  'A provider''s delivery report about a message by its provider id, recorded once per event key.';
 revoke execute on function app_hidden.delivery_record_event(text, text, text, jsonb) from public;
 grant execute on function app_hidden.delivery_record_event(text, text, text, jsonb) to svc_request;
+
+-- A report naming the message by our id (the email events webhook, `svc admin delivery`).
+-- Unknown ids: answered known false, nothing recorded.
+create or replace function app_hidden.delivery_record_message_event(message_id uuid, event_key text, type text, detail jsonb)
+returns jsonb
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+declare
+  om app_private.outgoing_messages;
+begin
+  select * into om from app_private.outgoing_messages m where m.id = delivery_record_message_event.message_id for update;
+  if not found then
+    return jsonb_build_object('known', false, 'recorded', false);
+  end if;
+  return app_private.delivery_message_event(om, event_key, type, detail);
+end $$;
+comment on function app_hidden.delivery_record_message_event(uuid, text, text, jsonb) is
+  'A delivery report about a message by its id, recorded once per event key.';
+revoke execute on function app_hidden.delivery_record_message_event(uuid, text, text, jsonb) from public;
+grant execute on function app_hidden.delivery_record_message_event(uuid, text, text, jsonb) to svc_request;
+
+-- Messages are found by their id alone (a reply's In-Reply-To, a delivery report) before the
+-- organization is known: the primary key leads with organization_id.
+create index if not exists outgoing_messages_by_id on app_private.outgoing_messages (id);
 
 -- An inbound SMS from the provider's webhook: the number's owner (404 unknown_number, 409
 -- number_ambiguous), then exactly what `svc admin inbound sms` runs.

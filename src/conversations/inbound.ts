@@ -48,6 +48,7 @@ export async function inboundEmail(pool: pg.Pool, m: InboundEmail): Promise<Reco
   const from = required(m.from, '--from');
   const body = required(m.body, '--body');
   return asAdmin(async () => (await pool.query(
-    'select app_private.conversations_inbound_email($1, $2, $3, $4, $5, $6) as result',
+    // the delivery area's entry (851-…): reply+TOKEN addresses too, the same path as its webhook
+    'select app_hidden.delivery_inbound_email($1, $2, $3, $4, $5, $6, false) as result',
     [to, from, m.subject ?? null, body, m.inReplyTo ?? null, m.providerId ?? null])).rows[0].result);
 }

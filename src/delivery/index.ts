@@ -32,6 +32,14 @@ function smsTransport(setting: string, baseUrl: string | undefined): Transport {
   throw new Error(`SMS_TRANSPORT must be "sink", twilio://SID:TOKEN@HOST or an http:// or https:// provider URL, got "${redact(setting)}"`);
 }
 
+/**
+ * Whether the email provider reports what became of each message: its signed events webhook
+ * (/webhooks/email/events) is configured (EMAIL_WEBHOOK_SECRET), or the sink, which reports
+ * every message delivered. Plain SMTP alone does not (sequences_analytics: unsupported).
+ */
+export const emailDeliveryReported = (emailTransport: string, env: NodeJS.ProcessEnv = process.env): boolean =>
+  emailTransport === 'sink' || Boolean(env.EMAIL_WEBHOOK_SECRET);
+
 const protocolOf = (setting: string): string | undefined => (URL.canParse(setting) ? new URL(setting).protocol : undefined);
 
 /** The setting as it may appear in an error message: without its password. */
