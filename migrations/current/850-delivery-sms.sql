@@ -216,9 +216,16 @@ create or replace function app_hidden.delivery_inbound_sms(to_number text, from_
 returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+declare
+  result jsonb;
 begin
   perform app_hidden.number_owner(to_number);
-  return app_private.conversations_inbound_sms(to_number, from_number, body, provider_id);
+  result := app_private.conversations_inbound_sms(to_number, from_number, body, provider_id);
+  -- the `replied` exit holds from this moment (sequences.md: checked when the event arrives)
+  if result->>'contact_id' is not null and not coalesce((result->>'duplicate')::boolean, false) then
+    perform app_private.check_contact_exits((result->>'organization_id')::uuid, (result->>'contact_id')::uuid);
+  end if;
+  return result;
 end $$;
 comment on function app_hidden.delivery_inbound_sms(text, text, text, text) is
   'An inbound SMS from the provider''s webhook, through conversations_inbound_sms (idempotent on the provider id).';

@@ -16,6 +16,7 @@ declare
   token text := substring(lower(to_address) from '^reply\+([0-9a-f]{32})@[^@\s]+$');
   replied_id uuid;
   om app_private.outgoing_messages;
+  result jsonb;
 begin
   if to_address is null or from_address is null or to_address !~ '^[^@\s]+@[^@\s]+$' or from_address !~ '^[^@\s]+@[^@\s]+$' then
     perform app_hidden.raise_error(400, 'bad_request', 'to and from are email addresses');
@@ -42,8 +43,13 @@ begin
     return app_private.delivery_message_event(om, 'auto:' || coalesce(provider_id, md5(coalesce(body, ''))) || ':' || om.id,
       'auto_replied', jsonb_build_object('from', lower(from_address), 'subject', left(subject, 500))) || jsonb_build_object('auto_reply', true);
   end if;
-  return app_private.conversations_inbound_email(to_address, from_address, subject, body,
-    case when om.id is not null then '<' || om.id || '@reply>' else in_reply_to end, provider_id) || jsonb_build_object('auto_reply', false);
+  result := app_private.conversations_inbound_email(to_address, from_address, subject, body,
+    case when om.id is not null then '<' || om.id || '@reply>' else in_reply_to end, provider_id);
+  -- the `replied` exit holds from this moment (sequences.md: checked when the event arrives)
+  if result->>'contact_id' is not null then
+    perform app_private.check_contact_exits((result->>'organization_id')::uuid, (result->>'contact_id')::uuid);
+  end if;
+  return result || jsonb_build_object('auto_reply', false);
 end $$;
 comment on function app_hidden.delivery_inbound_email(text, text, text, text, text, text, boolean) is
   'An inbound email: the message answered by In-Reply-To or reply+TOKEN, the conversation continued (and the sequence''s '
