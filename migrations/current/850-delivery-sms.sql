@@ -162,49 +162,36 @@ comment on function app_private.delivery_message_event(app_private.outgoing_mess
   'and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
 revoke execute on function app_private.delivery_message_event(app_private.outgoing_messages, text, text, jsonb) from public;
 
--- A report naming the message by the provider's id (Twilio's SID). Unknown ids are answered
+-- A report naming the message by the provider's id (Twilio's SID: status callbacks) or by ours
+-- (the email events webhook, `svc admin delivery`), one of the two. Unknown ids are answered
 -- (known false) and not recorded: a provider retrying a report about a message from another
 -- system must not fill the table.
-create or replace function app_hidden.delivery_record_event(provider_id text, event_key text, type text, detail jsonb)
+drop function if exists app_hidden.delivery_record_event(text, text, text, jsonb);
+drop function if exists app_hidden.delivery_record_message_event(uuid, text, text, jsonb);
+create or replace function app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb)
 returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
   om app_private.outgoing_messages;
 begin
-  if provider_id is null or length(provider_id) not between 1 and 200 then
-    perform app_hidden.raise_error(400, 'bad_request', 'The message id is 1 to 200 characters');
+  if (provider_id is null) = (message_id is null) or length(provider_id) not between 1 and 200 then
+    perform app_hidden.raise_error(400, 'bad_request', 'One message id: the provider''s (1 to 200 characters) or ours');
   end if;
-  select * into om from app_private.outgoing_messages m where m.provider_id = delivery_record_event.provider_id for update;
+  if provider_id is not null then
+    select * into om from app_private.outgoing_messages m where m.provider_id = delivery_record_event.provider_id for update;
+  else
+    select * into om from app_private.outgoing_messages m where m.id = delivery_record_event.message_id for update;
+  end if;
   if not found then
     return jsonb_build_object('known', false, 'recorded', false);
   end if;
   return app_private.delivery_message_event(om, event_key, type, detail);
 end $$;
-comment on function app_hidden.delivery_record_event(text, text, text, jsonb) is
-  'A provider''s delivery report about a message by its provider id, recorded once per event key.';
-revoke execute on function app_hidden.delivery_record_event(text, text, text, jsonb) from public;
-grant execute on function app_hidden.delivery_record_event(text, text, text, jsonb) to svc_request;
-
--- A report naming the message by our id (the email events webhook, `svc admin delivery`).
--- Unknown ids: answered known false, nothing recorded.
-create or replace function app_hidden.delivery_record_message_event(message_id uuid, event_key text, type text, detail jsonb)
-returns jsonb
-language plpgsql volatile security definer
-set search_path to pg_catalog, public, pg_temp as $$
-declare
-  om app_private.outgoing_messages;
-begin
-  select * into om from app_private.outgoing_messages m where m.id = delivery_record_message_event.message_id for update;
-  if not found then
-    return jsonb_build_object('known', false, 'recorded', false);
-  end if;
-  return app_private.delivery_message_event(om, event_key, type, detail);
-end $$;
-comment on function app_hidden.delivery_record_message_event(uuid, text, text, jsonb) is
-  'A delivery report about a message by its id, recorded once per event key.';
-revoke execute on function app_hidden.delivery_record_message_event(uuid, text, text, jsonb) from public;
-grant execute on function app_hidden.delivery_record_message_event(uuid, text, text, jsonb) to svc_request;
+comment on function app_hidden.delivery_record_event(text, uuid, text, text, jsonb) is
+  'A provider''s delivery report about a message by its provider id or ours, recorded once per event key.';
+revoke execute on function app_hidden.delivery_record_event(text, uuid, text, text, jsonb) from public;
+grant execute on function app_hidden.delivery_record_event(text, uuid, text, text, jsonb) to svc_request;
 
 -- Messages are found by their id alone (a reply's In-Reply-To, a delivery report) before the
 -- organization is known: the primary key leads with organization_id.

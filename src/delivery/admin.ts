@@ -21,7 +21,7 @@ export async function adminDelivery(pool: pg.Pool, input: AdminDeliveryInput): P
     throw new AdminError('--reason is at most 500 characters, without NUL');
   }
   const detail = { ...(bounce ? { bounce } : {}), ...(input.reason ? { reason: input.reason } : {}) };
-  const { rows: [row] } = await pool.query('select app_hidden.delivery_record_message_event($1, $2, $3, $4) as result',
+  const { rows: [row] } = await pool.query('select app_hidden.delivery_record_event(null, $1, $2, $3, $4) as result',
     [id.toLowerCase(), `admin:${id.toLowerCase()}:${input.event}${bounce ? `:${bounce}` : ''}`, input.event, detail]);
   const result = row.result as Record<string, unknown>;
   if (result.known === false) throw new AdminError(`No message ${id}`);

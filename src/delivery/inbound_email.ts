@@ -8,7 +8,7 @@
 //     is recorded on the message, not as a reply. Idempotent on the email's Message-ID.
 //   POST /webhooks/email/events   delivery events as JSON, {events: [{id, message_id, type,
 //     bounce?, reason?}]} (or one such object): delivered, bounced (hard|soft), complained;
-//     each recorded once by its id (app_hidden.delivery_record_message_event).
+//     each recorded once by its id (app_hidden.delivery_record_event).
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { z } from 'zod';
 import { publicStatement } from '../db/public.ts';
@@ -112,7 +112,7 @@ export const emailPages: PublicPage[] = [{
     if (!parsed.success) throw fromZod(parsed.error, 'body');
     // one transaction: a batch is recorded whole or not at all
     const [row] = await publicStatement<{ results: unknown[] }>(pool,
-      `select coalesce(jsonb_agg(app_hidden.delivery_record_message_event((e->>'message_id')::uuid, 'email:' || (e->>'id'),
+      `select coalesce(jsonb_agg(app_hidden.delivery_record_event(null, (e->>'message_id')::uuid, 'email:' || (e->>'id'),
          e->>'type', e - 'id' - 'message_id' - 'type') order by n), '[]') as results
          from jsonb_array_elements($1::jsonb) with ordinality as x(e, n)`,
       [JSON.stringify(parsed.data.events.map((e) => ({ ...e, message_id: ourId(e.message_id) })))]);

@@ -98,7 +98,7 @@ export const webhookPages: PublicPage[] = [{
     const type = STATUS[MessageStatus]!;
     const reason = ErrorCode ? `${ErrorCode}${ErrorMessage ? `: ${ErrorMessage}` : ''}` : undefined;
     const [row] = await publicStatement<{ result: Record<string, unknown> }>(pool,
-      'select app_hidden.delivery_record_event($1, $2, $3, $4::jsonb) as result',
+      'select app_hidden.delivery_record_event($1, null, $2, $3, $4::jsonb) as result',
       [MessageSid, `twilio:${MessageSid}:${MessageStatus}`, type,
         JSON.stringify({ status: MessageStatus, ...(ErrorCode ? { error_code: ErrorCode } : {}), ...(reason ? { reason } : {}) })]);
     res.status(200).json(row!.result);
