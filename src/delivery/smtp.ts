@@ -24,11 +24,15 @@ const responseCode = (e: unknown): number | undefined => {
 
 export function smtpTransport(url: string, options: SmtpOptions = {}): Transport {
   const delays = options.retryDelaysMs ?? [500, 2000];
-  // One connection per message (no pool): nothing outlives a stopped worker. The timeouts bound
-  // how long a delivery can hold up a graceful shutdown; the URL's own query options win.
+  // One connection per message by default: nothing outlives a stopped worker. `?pool=true`
+  // (and `maxConnections=N`) on the URL keeps nodemailer's pool of connections instead, for
+  // throughput (bench/delivery.ts); an idle pooled connection closes after socketTimeout. The
+  // timeouts bound how long a delivery can hold up a graceful shutdown; the URL's own query
+  // options win.
   const mailer = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
   return {
     name: 'smtp',
+    close: () => mailer.close(),
     async send(m) {
       const { messageId, headers } = emailEnvelopeHeaders(m);
       const html = m.meta?.html === true;

@@ -22,6 +22,8 @@ export interface Transport {
    * names the message (Twilio's SID) answers its id, kept as the message's provider_id.
    */
   send(message: OutgoingMessage, tx: pg.ClientBase): Promise<void | { providerId?: string }>;
+  /** Closes what the transport keeps open (an SMTP pool), if anything. */
+  close?(): void;
 }
 
 export type Transports = Record<OutgoingMessage['channel'], Transport>;
