@@ -207,6 +207,10 @@ declare
   result jsonb;
 begin
   perform app_hidden.number_owner(to_number);
+  -- one delivery of a message at a time: a retry racing the first waits, then finds it recorded
+  if provider_id is not null then
+    perform pg_advisory_xact_lock(hashtextextended('inbound-sms|' || provider_id, 0));
+  end if;
   result := app_private.conversations_inbound_sms(to_number, from_number, body, provider_id);
   -- the `replied` exit holds from this moment (sequences.md: checked when the event arrives)
   if result->>'contact_id' is not null and not coalesce((result->>'duplicate')::boolean, false) then

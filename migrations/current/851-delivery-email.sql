@@ -36,6 +36,10 @@ begin
     -- the thread's address is the one the message was sent from, not the reply address
     to_address := coalesce(om.sender, to_address);
   end if;
+  -- one delivery of a message at a time: a retry racing the first waits, then finds it recorded
+  if provider_id is not null then
+    perform pg_advisory_xact_lock(hashtextextended('inbound-email|' || provider_id, 0));
+  end if;
   if auto_reply then
     if om.id is null then
       return jsonb_build_object('auto_reply', true, 'recorded', false);

@@ -151,6 +151,9 @@ test.serial('an inbound reply by In-Reply-To continues the thread and ends the e
   t.like(await enrollment(app.db, ann.enrollment), { status: 'completed', end_reason: 'exit_condition:replied' });
   const types = await typesOf(ann.enrollment);
   t.deepEqual(types, ['enrolled', 'sent', 'replied', 'completed']);
+  // the same email delivered three times at once, later: still once
+  const racing = await Promise.all([1, 2, 3].map(() => postMime(raw)));
+  t.deepEqual(racing.map((r) => r.body.message_id), [res.body.message_id, res.body.message_id, res.body.message_id]);
   const again = await unchanged(t, app, orgs(), () => postMime(raw));
   t.like(again.body, { duplicate: true, message_id: res.body.message_id });
   const { rows: [m] } = await app.db.owner.query('select body, direction from app_public.conversation_messages where id = $1', [res.body.message_id]);

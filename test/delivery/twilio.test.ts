@@ -218,6 +218,12 @@ test.serial('an inbound SMS opens the contact\'s conversation at the number\'s l
   // the same delivery again: recorded once
   const again = await unchanged(t, app, orgs(), () => inbound('+15557770001', 'Do you open on Saturdays?', sid));
   t.is(again.status, 200);
+  // the same delivery five times at once: recorded once
+  const racing = inboundSid();
+  const answers = await Promise.all(Array.from({ length: 5 }, () => inbound('+15557770003', 'Are you open?', racing)));
+  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
+  const { rows: [{ n }] } = await app.db.owner.query('select count(*)::int as n from app_public.conversation_messages where provider_message_id = $1', [racing]);
+  t.is(n, 1);
   // bad, missing signature; unknown number; malformed
   const params = { MessageSid: inboundSid(), From: '+15557770002', To: NORTH, Body: 'Hello' };
   for (const signature of [null, 'AAAA', twilioSignature('wrong', `${app.url}/webhooks/twilio/sms`, params)]) {
