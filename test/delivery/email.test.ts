@@ -10,6 +10,7 @@ import { runJobs } from '../helpers/messages.ts';
 import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { inboundEmail } from '../../src/conversations/inbound.ts';
+import { svc } from '../helpers/cli.ts';
 import { adminDelivery } from '../../src/delivery/admin.ts';
 import { emailDeliveryReported, replyAddress, type Transports } from '../../src/delivery/index.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
@@ -206,4 +207,16 @@ test.serial('svc admin inbound email takes the same path: reply+TOKEN in --to is
   const r = await inboundEmail(app.db.owner, { to: replyAddress(ann.message, 'acme.example'), from: 'ann@example.com', body: 'Thanks!' });
   t.like(r, { contact_id: acme.ids.ann, auto_reply: false });
   t.like(await enrollment(app.db, ann.enrollment), { status: 'completed', end_reason: 'exit_condition:replied' });
+});
+
+test.serial('the real CLI: svc admin delivery prints what it recorded; a bad flag is one line on stderr and nothing is written', async (t) => {
+  const ann = await sent(acme.ids.ann!);
+  const r = await svc(['admin', 'delivery', '--message-id', ann.message, '--event', 'delivered'], { databaseUrl: app.db.ownerUrl });
+  t.is(r.code, 0, r.stderr);
+  t.like(JSON.parse(r.stdout), { recorded: true, type: 'delivered', message_id: ann.message });
+  const bad = await unchanged(t, app, orgs(), () => svc(['admin', 'delivery', '--message-id', ann.message, '--event', 'exploded'],
+    { databaseUrl: app.db.ownerUrl }));
+  t.not(bad.code, 0);
+  t.is(bad.stderr.trim().split('\n').length, 1);
+  t.regex(bad.stderr, /--event/);
 });
