@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql) leave.
--- migrations sha256:701c78c8f51ea49af6659bb3f0abb8561dca7b7410a40a3a3eb6834e558b0b95
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 540-appointments-availability.sql, 550-appointments-booking.sql, 560-appointments-own-clients-and-sequences.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 800-broadcasts-schedules.sql, 810-broadcasts-runs.sql) leave.
+-- migrations sha256:c4eebb2623e051b45a8ec86a846446ebf4b9efd82e8678080f821605798fceba
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -177,6 +177,40 @@ COMMENT ON TABLE app_public.appointments IS 'A booking (kind appointment: a cont
 --
 
 COMMENT ON COLUMN app_public.appointments.during IS 'The booked range [starts_at, ends_at): what the exclusion constraints compare.';
+
+--
+-- Name: appointment_for_change(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.appointment_for_change(appointment_id uuid) RETURNS app_public.appointments
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.appointments;
+begin
+  select * into a from app_public.appointments x
+   where x.organization_id = app_hidden.current_org_id() and x.id = appointment_id
+   for update;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Appointment not found');
+  end if;
+  if a.staff_profile_id is not null then
+    if not app_hidden.current_may_book_team_member(a.staff_profile_id) then
+      perform app_hidden.raise_error(403, 'insufficient_role', 'This credential may not change appointments of this team member');
+    end if;
+  elsif a.kind = 'block' and a.calendar_id is null then
+    if app_hidden.current_role() not in ('owner', 'admin', 'organization') then
+      perform app_hidden.raise_error(403, 'insufficient_role', 'Only an owner, an admin or an organization key may change a location-wide block');
+    end if;
+  end if;
+  if a.rrule is not null then
+    perform app_hidden.raise_error(409, 'recurring_series_not_supported',
+      'This is a repeating series; the API cannot change one (change it where it was set up)');
+  end if;
+  return a;
+end $$;
+
+ALTER FUNCTION app_hidden.appointment_for_change(appointment_id uuid) OWNER TO svc_owner;
 
 --
 -- Name: appointment_json(app_public.appointments, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -1071,6 +1105,331 @@ ALTER FUNCTION app_hidden.authorize_mcp(requirements jsonb) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) IS 'Raises 404 while the current organization has MCP turned off; else answers the operation ids of requirements ([{operation_id, scope, member_access, manager_power}]) the current claims meet. Called right after app_hidden.authenticate.';
+
+--
+-- Name: booking_options(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object(
+    'location_id', booking_options.location_id,
+    'offerings', coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'duration_minutes', o.duration_minutes)
+                                            order by o.name, o.id)
+                             from app_public.offerings o
+                            where o.organization_id = booking_options.organization_id and o.location_id = booking_options.location_id), '[]'),
+    'team_member_ids', coalesce(to_jsonb(array(select app_hidden.location_team_members(booking_options.organization_id,
+                                                                                       booking_options.location_id))), '[]'))
+$$;
+
+ALTER FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_cancel_runs(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  s app_public.sequences;
+  r app_public.broadcast_runs;
+  n int;
+  total int := 0;
+begin
+  select * into s from app_public.sequences x
+   where x.organization_id = app_hidden.current_org_id() and x.id = broadcast_cancel_runs.sequence_id;
+  if not found or not app_hidden.current_may_write_sequence(s.location_id) then
+    raise exception 'broadcast_cancel_runs: sequence % not writable', broadcast_cancel_runs.sequence_id;
+  end if;
+  for r in
+    select * from app_public.broadcast_runs x
+     where x.organization_id = s.organization_id and x.sequence_id = s.id and x.status = 'sending'
+       and (broadcast_cancel_runs.run_id is null or x.id = broadcast_cancel_runs.run_id)
+     for update
+  loop
+    select count(*) into n from app_private.end_enrollments(s.organization_id, array(
+      select e.id from app_public.enrollments e
+       where e.organization_id = s.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
+         and not e.id = any(r.in_flight)), 'cancelled', 'run_cancelled');
+    update app_public.broadcast_runs x set status = 'cancelled', finished_at = now(), cancelled = x.cancelled + n
+     where x.organization_id = r.organization_id and x.id = r.id;
+    total := total + n;
+  end loop;
+  return total;
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_cancel_runs(sequence_id uuid, run_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) IS 'Cancels the runs of a broadcast that have not ended (or one): unsent enrollments cancelled, run cancelled with the count.';
+
+--
+-- Name: sequences; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.sequences (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    kind text DEFAULT 'automation'::text NOT NULL,
+    name text NOT NULL,
+    location_id uuid,
+    send_schedule_id uuid,
+    audience_id uuid,
+    trigger jsonb,
+    steps jsonb DEFAULT '[]'::jsonb NOT NULL,
+    edges jsonb DEFAULT '[]'::jsonb NOT NULL,
+    exit_conditions jsonb DEFAULT '[]'::jsonb NOT NULL,
+    status text DEFAULT 'inactive'::text NOT NULL,
+    paused_at timestamp with time zone,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT sequences_check CHECK (((kind = 'broadcast'::text) OR (audience_id IS NULL))),
+    CONSTRAINT sequences_check1 CHECK (((status = 'paused'::text) = (paused_at IS NOT NULL))),
+    CONSTRAINT sequences_edges_check CHECK ((jsonb_typeof(edges) = 'array'::text)),
+    CONSTRAINT sequences_exit_conditions_check CHECK ((jsonb_typeof(exit_conditions) = 'array'::text)),
+    CONSTRAINT sequences_kind_check CHECK ((kind = ANY (ARRAY['automation'::text, 'broadcast'::text]))),
+    CONSTRAINT sequences_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT sequences_status_check CHECK ((status = ANY (ARRAY['inactive'::text, 'active'::text, 'paused'::text]))),
+    CONSTRAINT sequences_steps_check CHECK ((jsonb_typeof(steps) = 'array'::text)),
+    CONSTRAINT sequences_trigger_check CHECK ((jsonb_typeof(trigger) = 'object'::text))
+);
+
+ALTER TABLE app_public.sequences OWNER TO svc_owner;
+
+--
+-- Name: TABLE sequences; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.sequences IS 'An automation (or a broadcast) as authored: trigger, ordered steps (each with a step_key), edges, exit conditions, send schedule; status inactive (draft), active or paused. location_id NULL: the whole organization.';
+
+--
+-- Name: COLUMN sequences.trigger; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.trigger IS 'How contacts enter (automation only): {type: manual|event|tag_added|…, …}.';
+
+--
+-- Name: COLUMN sequences.steps; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.steps IS '[{step_key, type: email|sms|wait, delay: {minutes|hours|days: n}, subject?, body?}].';
+
+--
+-- Name: COLUMN sequences.edges; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.edges IS '[{from, to, condition}]; empty: the steps run in list order.';
+
+--
+-- Name: COLUMN sequences.exit_conditions; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.exit_conditions IS '[{type: replied|appointment_booked|tag_added|stage_changed|condition, …}].';
+
+--
+-- Name: COLUMN sequences.paused_at; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.paused_at IS 'When the sequence was paused (status paused): resume moves every due time forward by the time held.';
+
+--
+-- Name: broadcast_for(uuid, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_for(sequence_id uuid, for_write boolean) RETURNS app_public.sequences
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.sequence_for(sequence_id, for_write);
+begin
+  if s.kind <> 'broadcast' then
+    perform app_hidden.sequence_bad('sequenceId', 'an automation has no schedule: only a broadcast (kind broadcast) is scheduled');
+  end if;
+  return s;
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_for(sequence_id uuid, for_write boolean) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_queue_fire(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  at timestamptz;
+begin
+  select b.next_fire_at into at from app_public.broadcast_schedules b
+   where b.organization_id = broadcast_queue_fire.organization_id and b.sequence_id = broadcast_queue_fire.sequence_id
+     and b.status = 'scheduled'
+     -- a request queues only for its own organization (the owner, with no claims, for any)
+     and (app_hidden.current_org_id() is null or b.organization_id = app_hidden.current_org_id());
+  if at is not null then
+    perform app_private.add_job('broadcast_fire', '{}', 'broadcast_fire:' || broadcast_queue_fire.sequence_id, at);
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_runs; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.broadcast_runs (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    sequence_id uuid NOT NULL,
+    fire_at timestamp with time zone NOT NULL,
+    status text DEFAULT 'sending'::text NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    recipients integer DEFAULT 0 NOT NULL,
+    sent integer DEFAULT 0 NOT NULL,
+    skipped integer DEFAULT 0 NOT NULL,
+    failed integer DEFAULT 0 NOT NULL,
+    unknown integer DEFAULT 0 NOT NULL,
+    cancelled integer DEFAULT 0 NOT NULL,
+    in_flight uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    progress_at timestamp with time zone DEFAULT now() NOT NULL,
+    claimed_through uuid,
+    CONSTRAINT broadcast_runs_check CHECK (((status = 'sending'::text) = (finished_at IS NULL))),
+    CONSTRAINT broadcast_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
+);
+
+ALTER TABLE app_public.broadcast_runs OWNER TO svc_owner;
+
+--
+-- Name: TABLE broadcast_runs; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.broadcast_runs IS 'One fired occurrence of a broadcast schedule: its recipients (enrollments with this run_id), counts and the batch in flight.';
+
+--
+-- Name: broadcast_run_json(app_public.broadcast_runs); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('id', r.id, 'status', r.status, 'fire_at', r.fire_at, 'started_at', r.started_at,
+    'finished_at', r.finished_at, 'recipients', r.recipients, 'sent', r.sent, 'skipped', r.skipped, 'failed', r.failed,
+    'unknown', r.unknown, 'cancelled', r.cancelled)
+$$;
+
+ALTER FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_schedules; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.broadcast_schedules (
+    organization_id uuid NOT NULL,
+    sequence_id uuid NOT NULL,
+    schedule_kind text NOT NULL,
+    send_at timestamp with time zone,
+    rrule text,
+    timezone text,
+    ends_on date,
+    anchor timestamp with time zone DEFAULT now() NOT NULL,
+    status text DEFAULT 'draft'::text NOT NULL,
+    next_fire_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT broadcast_schedules_check CHECK (((schedule_kind = 'once'::text) = (send_at IS NOT NULL))),
+    CONSTRAINT broadcast_schedules_check1 CHECK (((schedule_kind = 'recurring'::text) = (rrule IS NOT NULL))),
+    CONSTRAINT broadcast_schedules_check2 CHECK (((schedule_kind = 'once'::text) OR (timezone IS NOT NULL))),
+    CONSTRAINT broadcast_schedules_check3 CHECK (((status = 'scheduled'::text) OR (next_fire_at IS NULL))),
+    CONSTRAINT broadcast_schedules_rrule_check CHECK ((length(rrule) <= 500)),
+    CONSTRAINT broadcast_schedules_schedule_kind_check CHECK ((schedule_kind = ANY (ARRAY['once'::text, 'recurring'::text]))),
+    CONSTRAINT broadcast_schedules_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'scheduled'::text, 'paused'::text]))),
+    CONSTRAINT broadcast_schedules_timezone_check CHECK ((length(timezone) <= 64))
+);
+
+ALTER TABLE app_public.broadcast_schedules OWNER TO svc_owner;
+
+--
+-- Name: TABLE broadcast_schedules; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.broadcast_schedules IS 'When a broadcast sends: once at send_at, or on each occurrence of rrule in timezone until ends_on. draft (set, sends nothing), scheduled (next_fire_at is the next occurrence), paused.';
+
+--
+-- Name: broadcast_schedule_json(app_public.broadcast_schedules, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  runs jsonb;
+  total int;
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  select count(*) into total from app_public.broadcast_runs r
+   where r.organization_id = b.organization_id and r.sequence_id = b.sequence_id;
+  select coalesce(jsonb_agg(app_hidden.broadcast_run_json(r) order by r.started_at desc, r.id), '[]') into runs
+    from (select * from app_public.broadcast_runs r
+           where r.organization_id = b.organization_id and r.sequence_id = b.sequence_id
+           order by r.started_at desc, r.id
+           limit page_size offset (page - 1) * page_size) r;
+  return jsonb_build_object('sequence_id', b.sequence_id, 'schedule_kind', b.schedule_kind, 'send_at', b.send_at,
+    'rrule', b.rrule, 'timezone', b.timezone, 'ends_on', b.ends_on, 'status', b.status, 'next_fire_at', b.next_fire_at,
+    'created_at', b.created_at, 'updated_at', b.updated_at,
+    'runs', runs, 'runs_total', total, 'page', page, 'limit', page_size);
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_schedule_of(app_public.sequences, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_schedule_of(s app_public.sequences, for_write boolean) RETURNS app_public.broadcast_schedules
+    LANGUAGE plpgsql
+    AS $$
+declare
+  b app_public.broadcast_schedules;
+begin
+  if for_write then
+    select * into b from app_public.broadcast_schedules x
+     where x.organization_id = s.organization_id and x.sequence_id = s.id for update;
+  else
+    select * into b from app_public.broadcast_schedules x where x.organization_id = s.organization_id and x.sequence_id = s.id;
+  end if;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'This broadcast has no schedule yet: set one with sequences_set_schedule');
+  end if;
+  return b;
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_schedule_of(s app_public.sequences, for_write boolean) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_writable(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+  select exists (select 1 from app_public.sequences s
+                  where s.organization_id = broadcast_writable.organization_id and s.id = broadcast_writable.sequence_id
+                    and app_hidden.current_may_write_sequence(s.location_id))
+$$;
+
+ALTER FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) OWNER TO svc_owner;
 
 --
 -- Name: calls; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -2395,6 +2754,30 @@ ALTER FUNCTION app_hidden.current_in_reach(location_id uuid) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.current_in_reach(location_id uuid) IS 'Whether a location is within the credential''s reach.';
 
 --
+-- Name: current_key_creator_left(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_key_creator_left() RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return coalesce((select not p.active
+                     from app_private.api_keys k
+                     join app_public.people p on p.organization_id = k.organization_id and p.id = k.created_by
+                    where k.id = app_hidden.current_credential_id() and k.organization_id = app_hidden.current_org_id()
+                      and k.kind = 'organization'), false);
+end $$;
+
+ALTER FUNCTION app_hidden.current_key_creator_left() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_key_creator_left(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_key_creator_left() IS 'Whether the credential is an organization key whose creator is no longer active.';
+
+--
 -- Name: current_location_ids(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -2414,6 +2797,31 @@ ALTER FUNCTION app_hidden.current_location_ids() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.current_location_ids() IS 'Locations a location-bound credential reaches; NULL when it reaches the whole organization, empty when unset.';
+
+--
+-- Name: current_may_book_team_member(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) RETURNS boolean
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    AS $$
+begin
+  return coalesce(case app_hidden.current_role()
+    when 'owner' then true
+    when 'admin' then true
+    when 'manager' then 'appointments' = any(app_hidden.current_powers())
+                        or current_may_book_team_member.staff_profile_id = app_hidden.current_staff_profile_id()
+    when 'member' then current_may_book_team_member.staff_profile_id = app_hidden.current_staff_profile_id()
+    else false end, false);
+end $$;
+
+ALTER FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION current_may_book_team_member(staff_profile_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) IS 'Whether the credential may book or change an appointment of this team member: owner and admin any; a manager with the appointments power any (at its locations); a manager without it and a member only itself; keys with no role, and Member or Manager keys without the power, none. Stricter than current_has_power, which grants organization keys all.';
 
 --
 -- Name: current_may_write_sequence(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -2690,6 +3098,47 @@ ALTER FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, valu
 --
 
 COMMENT ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) IS 'Type check of a custom field value: number/currency a JSON number, boolean, date YYYY-MM-DD, datetime ISO 8601 with offset, select one of options, text a string.';
+
+--
+-- Name: eligible_team_members(uuid, uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return (
+  select coalesce(array_agg(sp.id order by sp.created_at, sp.id), '{}')
+    from app_public.staff_profiles sp
+    join app_public.people p on p.organization_id = sp.organization_id and p.id = sp.person_id and p.active
+    join app_public.person_locations pl on pl.organization_id = sp.organization_id and pl.person_id = sp.person_id
+   where sp.organization_id = eligible_team_members.organization_id and pl.location_id = eligible_team_members.location_id
+     and (eligible_team_members.offering_id is null
+          or not exists (select 1 from app_public.offering_team_members ot
+                          where ot.organization_id = eligible_team_members.organization_id and ot.offering_id = eligible_team_members.offering_id)
+          or exists (select 1 from app_public.offering_team_members ot
+                      where ot.organization_id = eligible_team_members.organization_id and ot.offering_id = eligible_team_members.offering_id
+                        and ot.staff_profile_id = sp.id))
+     and (eligible_team_members.postal_code is null
+          or exists (select 1 from app_public.territories t
+                      where t.organization_id = eligible_team_members.organization_id and t.location_id = eligible_team_members.location_id
+                        and t.country_code = upper(eligible_team_members.country_code)
+                        and app_hidden.postal_code_key(eligible_team_members.postal_code) = any(t.postal_codes)
+                        and (not exists (select 1 from app_public.territory_team_members tt
+                                          where tt.organization_id = t.organization_id and tt.territory_id = t.id)
+                             or exists (select 1 from app_public.territory_team_members tt
+                                         where tt.organization_id = t.organization_id and tt.territory_id = t.id
+                                           and tt.staff_profile_id = sp.id)))));
+end $$;
+
+ALTER FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) IS 'Team members of the location who do the offering and cover the postal code (each filter skipped when NULL), oldest first.';
 
 --
 -- Name: enrollment_events; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -3083,6 +3532,76 @@ ALTER FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bi
 COMMENT ON FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bigint) IS 'The MAC of a form''s render-time token.';
 
 --
+-- Name: locations; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.locations (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    staffed boolean DEFAULT true NOT NULL,
+    sms_number text,
+    hours jsonb DEFAULT '[]'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    slot_interval_minutes integer DEFAULT 15 NOT NULL,
+    address jsonb,
+    CONSTRAINT locations_address_check CHECK (((address IS NULL) OR (jsonb_typeof(address) = 'object'::text))),
+    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT locations_slot_interval_minutes_check CHECK (((slot_interval_minutes >= 5) AND (slot_interval_minutes <= 240)))
+);
+
+ALTER TABLE app_public.locations OWNER TO svc_owner;
+
+--
+-- Name: TABLE locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.locations IS 'A place of business with its IANA time zone and opening hours.';
+
+--
+-- Name: COLUMN locations.hours; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.hours IS 'Opening hours: [{day: mon..sun, open: HH:MM, close: HH:MM}].';
+
+--
+-- Name: COLUMN locations.slot_interval_minutes; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.slot_interval_minutes IS 'Spacing of the starts of offered slots (minutes from each opening).';
+
+--
+-- Name: COLUMN locations.address; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.locations.address IS 'Street address: {line1, line2, city, region, postal_code, country_code}.';
+
+--
+-- Name: held_by_blocks_or_series(app_public.locations, uuid, uuid, tstzrange, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid DEFAULT NULL::uuid) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return exists (
+    select 1 from app_public.appointments a
+     where a.organization_id = loc.organization_id and a.location_id = loc.id and a.status = 'booked' and a.rrule is null
+       and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null and a.during && held_by_blocks_or_series.during
+       and a.id is distinct from held_by_blocks_or_series.except_id)
+  or exists (
+    select 1 from app_public.appointment_occurrences o
+      join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+     where o.organization_id = loc.organization_id and o.during && held_by_blocks_or_series.during and a.status = 'booked'
+       and (a.staff_profile_id = held_by_blocks_or_series.staff_profile_id or a.calendar_id = held_by_blocks_or_series.calendar_id
+            or (a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null)));
+end $$;
+
+ALTER FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) OWNER TO svc_owner;
+
+--
 -- Name: html_escape(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -3327,6 +3846,18 @@ ALTER FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_
 COMMENT ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) IS 'The listed team members still at the location (all of its team members when none is listed), oldest first.';
 
 --
+-- Name: local_day(date, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.local_day(d date, tz text) RETURNS tstzrange
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select tstzrange(d::timestamp at time zone tz, (d + 1)::timestamp at time zone tz, '[)')
+$$;
+
+ALTER FUNCTION app_hidden.local_day(d date, tz text) OWNER TO svc_owner;
+
+--
 -- Name: location_booking_options(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -3361,52 +3892,6 @@ ALTER FUNCTION app_hidden.location_booking_options(organization_id uuid, locatio
 --
 
 COMMENT ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) IS 'A location''s offerings (with duration and team members), team members (with working hours), and calendars; NULL when out of reach.';
-
---
--- Name: locations; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.locations (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    name text NOT NULL,
-    timezone text DEFAULT 'UTC'::text NOT NULL,
-    staffed boolean DEFAULT true NOT NULL,
-    sms_number text,
-    hours jsonb DEFAULT '[]'::jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    slot_interval_minutes integer DEFAULT 15 NOT NULL,
-    address jsonb,
-    CONSTRAINT locations_address_check CHECK (((address IS NULL) OR (jsonb_typeof(address) = 'object'::text))),
-    CONSTRAINT locations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
-    CONSTRAINT locations_slot_interval_minutes_check CHECK (((slot_interval_minutes >= 5) AND (slot_interval_minutes <= 240)))
-);
-
-ALTER TABLE app_public.locations OWNER TO svc_owner;
-
---
--- Name: TABLE locations; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.locations IS 'A place of business with its IANA time zone and opening hours.';
-
---
--- Name: COLUMN locations.hours; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.hours IS 'Opening hours: [{day: mon..sun, open: HH:MM, close: HH:MM}].';
-
---
--- Name: COLUMN locations.slot_interval_minutes; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.slot_interval_minutes IS 'Spacing of the starts of offered slots (minutes from each opening).';
-
---
--- Name: COLUMN locations.address; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.locations.address IS 'Street address: {line1, line2, city, region, postal_code, country_code}.';
 
 --
 -- Name: location_json(app_public.locations); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3450,6 +3935,26 @@ ALTER FUNCTION app_hidden.location_team_members(organization_id uuid, location_i
 --
 
 COMMENT ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) IS 'Staff profile ids of the active people who work at the location, oldest first (the order "first free team member" follows).';
+
+--
+-- Name: lock_booking_target(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform pg_advisory_xact_lock(hashtextextended('appointments:' || lock_booking_target.organization_id::text || ':'
+                                                 || lock_booking_target.target::text, 0));
+end $$;
+
+ALTER FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION lock_booking_target(organization_id uuid, target uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) IS 'Orders concurrent writers of one team member''s or calendar''s time (see above); the exclusion constraint decides.';
 
 --
 -- Name: mask_email(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3628,6 +4133,52 @@ ALTER FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) OWNER
 --
 
 COMMENT ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) IS 'Team members who do the offering, oldest first.';
+
+--
+-- Name: opening_multirange(jsonb, text, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) RETURNS tstzmultirange
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    AS $$
+begin
+  return (select coalesce(range_agg(o.opening), '{}'::tstzmultirange)
+            from app_hidden.opening_ranges(opening_multirange.hours, opening_multirange.tz, opening_multirange.within) o);
+end $$;
+
+ALTER FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION opening_multirange(hours jsonb, tz text, within tstzrange); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) IS 'The openings of weekly hours around `within`, merged.';
+
+--
+-- Name: opening_ranges(jsonb, text, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) RETURNS TABLE(opening tstzrange)
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  select r
+    from generate_series((lower(within) at time zone tz)::date - 1, (upper(within) at time zone tz)::date, interval '1 day') g(d)
+    cross join lateral jsonb_array_elements(case when jsonb_typeof(hours) = 'array' then hours else '[]' end) h(e)
+    cross join lateral (select tstzrange((g.d::date + (h.e->>'open')::time) at time zone tz,
+                                         (g.d::date + (h.e->>'close')::time) at time zone tz, '[)') as r) x
+   where h.e->>'day' = lower(to_char(g.d, 'dy'))
+     and (h.e->>'close')::time > (h.e->>'open')::time
+     and x.r && within
+   order by lower(x.r)
+$$;
+
+ALTER FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION opening_ranges(hours jsonb, tz text, within tstzrange); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) IS 'Each opening of weekly hours (wall times in the zone, 24:00 = midnight after) on the days `within` touches, as an absolute range.';
 
 --
 -- Name: page_error(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4079,76 +4630,6 @@ ALTER FUNCTION app_hidden.send_windows_valid(windows jsonb) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.send_windows_valid(windows jsonb) IS 'Whether windows is 1 to 100 weekly windows {day: mon..sun, start: HH:MM, end: HH:MM or 24:00}, each starting before it ends.';
-
---
--- Name: sequences; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.sequences (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    kind text DEFAULT 'automation'::text NOT NULL,
-    name text NOT NULL,
-    location_id uuid,
-    send_schedule_id uuid,
-    audience_id uuid,
-    trigger jsonb,
-    steps jsonb DEFAULT '[]'::jsonb NOT NULL,
-    edges jsonb DEFAULT '[]'::jsonb NOT NULL,
-    exit_conditions jsonb DEFAULT '[]'::jsonb NOT NULL,
-    status text DEFAULT 'inactive'::text NOT NULL,
-    paused_at timestamp with time zone,
-    created_by uuid,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT sequences_check CHECK (((kind = 'broadcast'::text) OR (audience_id IS NULL))),
-    CONSTRAINT sequences_check1 CHECK (((status = 'paused'::text) = (paused_at IS NOT NULL))),
-    CONSTRAINT sequences_edges_check CHECK ((jsonb_typeof(edges) = 'array'::text)),
-    CONSTRAINT sequences_exit_conditions_check CHECK ((jsonb_typeof(exit_conditions) = 'array'::text)),
-    CONSTRAINT sequences_kind_check CHECK ((kind = ANY (ARRAY['automation'::text, 'broadcast'::text]))),
-    CONSTRAINT sequences_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
-    CONSTRAINT sequences_status_check CHECK ((status = ANY (ARRAY['inactive'::text, 'active'::text, 'paused'::text]))),
-    CONSTRAINT sequences_steps_check CHECK ((jsonb_typeof(steps) = 'array'::text)),
-    CONSTRAINT sequences_trigger_check CHECK ((jsonb_typeof(trigger) = 'object'::text))
-);
-
-ALTER TABLE app_public.sequences OWNER TO svc_owner;
-
---
--- Name: TABLE sequences; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.sequences IS 'An automation (or a broadcast) as authored: trigger, ordered steps (each with a step_key), edges, exit conditions, send schedule; status inactive (draft), active or paused. location_id NULL: the whole organization.';
-
---
--- Name: COLUMN sequences.trigger; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.trigger IS 'How contacts enter (automation only): {type: manual|event|tag_added|…, …}.';
-
---
--- Name: COLUMN sequences.steps; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.steps IS '[{step_key, type: email|sms|wait, delay: {minutes|hours|days: n}, subject?, body?}].';
-
---
--- Name: COLUMN sequences.edges; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.edges IS '[{from, to, condition}]; empty: the steps run in list order.';
-
---
--- Name: COLUMN sequences.exit_conditions; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.exit_conditions IS '[{type: replied|appointment_booked|tag_added|stage_changed|condition, …}].';
-
---
--- Name: COLUMN sequences.paused_at; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.paused_at IS 'When the sequence was paused (status paused): resume moves every due time forward by the time held.';
 
 --
 -- Name: sequence_activate(app_public.sequences); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -5290,6 +5771,19 @@ ALTER FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key te
 COMMENT ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key text, address text, contact_id uuid, base_url text, sinks text[]) IS 'sequences_test_step''s send as the owner: send-time checks (reason_code), the rendered message stored; with the sink, delivered at once; otherwise answered for the caller to hand to its transport.';
 
 --
+-- Name: slot_taken(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.slot_taken() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app_hidden.raise_error(409, 'slot_taken', 'This time is already booked; ask appointments_availability for open slots');
+end $$;
+
+ALTER FUNCTION app_hidden.slot_taken() OWNER TO svc_owner;
+
+--
 -- Name: step_delay(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -5308,6 +5802,73 @@ ALTER FUNCTION app_hidden.step_delay(step jsonb) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.step_delay(step jsonb) IS 'The delay of a step ({days, hours, minutes}) as an interval; none is zero.';
+
+--
+-- Name: team_time(app_public.locations, uuid[], uuid[], tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) RETURNS TABLE(staff_profile_id uuid, calendar_id uuid, ord integer, open tstzmultirange, busy tstzmultirange)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  open_location tstzmultirange := app_hidden.opening_multirange(loc.hours, loc.timezone, within);
+  everyone tstzmultirange;
+begin
+  -- the location's blocks and its location-wide series: everyone's busy time
+  select coalesce(range_agg(x.during), '{}') into everyone from (
+    select a.during from app_public.appointments a
+     where a.organization_id = loc.organization_id and a.location_id = loc.id and a.status = 'booked' and a.rrule is null
+       and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null and a.during && within
+    union all
+    select o.during from app_public.appointment_occurrences o
+      join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+     where o.organization_id = loc.organization_id and o.during && within and a.status = 'booked'
+       and a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null) x;
+  open_location := open_location - everyone;
+  return query
+  with members as (
+    select m.id, m.n, sp.working_hours
+      from unnest(team_members) with ordinality m(id, n)
+      join app_public.staff_profiles sp on sp.organization_id = loc.organization_id and sp.id = m.id
+  ), own_hours as (
+    -- each distinct week of working hours once (most team members keep the location's: NULL)
+    select h.working_hours, case when h.working_hours is null then open_location
+                                 else open_location * app_hidden.opening_multirange(h.working_hours, loc.timezone, within) end as r
+      from (select distinct working_hours from members) h
+  ), busy as (
+    select x.staff_profile_id, x.calendar_id, range_agg(x.during) as r from (
+      select a.staff_profile_id, a.calendar_id, a.during from app_public.appointments a
+       where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null
+         and a.staff_profile_id = any(team_members) and a.during && within
+      union all
+      select a.staff_profile_id, a.calendar_id, a.during from app_public.appointments a
+       where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null
+         and a.calendar_id = any(calendars) and a.during && within
+      union all
+      select a.staff_profile_id, a.calendar_id, o.during from app_public.appointment_occurrences o
+        join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+       where o.organization_id = loc.organization_id and o.during && within and a.status = 'booked'
+         and (a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars))) x
+     group by x.staff_profile_id, x.calendar_id
+  )
+  select m.id, null::uuid, m.n::int, oh.r, coalesce(b.r, '{}')
+    from members m
+    join own_hours oh on oh.working_hours is not distinct from m.working_hours
+    left join busy b on b.staff_profile_id = m.id
+  union all
+  select null::uuid, c.id, c.n::int, open_location, coalesce(b.r, '{}')
+    from unnest(calendars) with ordinality c(id, n)
+    left join busy b on b.calendar_id = c.id;
+end $$;
+
+ALTER FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) IS 'Open time (location hours less its blocks, * own hours) and busy time (bookings, blocks, series) of each team member and calendar within a range: free for a range when open @> range and not busy && range.';
 
 --
 -- Name: template_unknown_variables(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -5355,6 +5916,23 @@ ALTER FUNCTION app_hidden.template_unknown_variables(template text) OWNER TO svc
 --
 
 COMMENT ON FUNCTION app_hidden.template_unknown_variables(template text) IS 'The placeholder names of a template that are not sequence variables, and any {{ that opens no placeholder (as its text).';
+
+--
+-- Name: territory_covers(uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return exists (select 1 from app_public.territories t
+                  where t.organization_id = territory_covers.organization_id and t.location_id = territory_covers.location_id
+                    and t.country_code = upper(territory_covers.country_code)
+                    and app_hidden.postal_code_key(territory_covers.postal_code) = any(t.postal_codes));
+end $$;
+
+ALTER FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) OWNER TO svc_owner;
 
 --
 -- Name: territories; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -5591,6 +6169,25 @@ ALTER FUNCTION app_hidden.voice_call_record(payload jsonb) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.voice_call_record(payload jsonb) IS 'Records a voice platform call once per call id: contact by phone (or created), total_calls, call, transcript, interaction.';
 
 --
+-- Name: within_hours(app_public.locations, uuid, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return app_hidden.opening_multirange(loc.hours, loc.timezone, within_hours.during) @> within_hours.during
+     and (within_hours.staff_profile_id is null
+          or app_hidden.opening_multirange(
+               coalesce((select sp.working_hours from app_public.staff_profiles sp
+                          where sp.organization_id = loc.organization_id and sp.id = within_hours.staff_profile_id), loc.hours),
+               loc.timezone, within_hours.during) @> within_hours.during);
+end $$;
+
+ALTER FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) OWNER TO svc_owner;
+
+--
 -- Name: add_job(text, jsonb, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -5668,6 +6265,307 @@ ALTER FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_i
 --
 
 COMMENT ON FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_id uuid, at timestamp with time zone) IS 'Moves an active enrollment to its next step (edges: first whose condition holds; else list order), due at + delay, in the send window, job scheduled; no next step: completed.';
+
+--
+-- Name: appointment_booked_holds(app_public.enrollments, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select 1 from app_public.appointments a
+                  where a.organization_id = e.organization_id and a.contact_id = e.contact_id
+                    and a.kind = 'appointment' and a.status = 'booked' and a.created_at >= e.created_at
+                    and (exit->>'location_id' is null or a.location_id::text = exit->>'location_id'))
+$$;
+
+ALTER FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointment_booked_holds(e app_public.enrollments, exit jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) IS 'The appointment_booked exit: the contact has a live booking made since it enrolled (at exit.location_id when given).';
+
+--
+-- Name: broadcast_claim_batch(uuid, uuid, integer, text, text[]); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[] DEFAULT '{}'::text[]) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  r app_public.broadcast_runs;
+  ids uuid[];
+  one uuid;
+  key text;
+  claim jsonb;
+  messages jsonb := '[]';
+  flight uuid[] := '{}';
+  lost int := 0;
+  outcome text;
+  stored uuid;
+  queued uuid[] := '{}';
+  sunk uuid[] := '{}';
+  sent_now int := 0;
+  skipped_now int := 0;
+begin
+  select * into r from app_public.broadcast_runs x
+   where x.organization_id = broadcast_claim_batch.organization_id and x.id = broadcast_claim_batch.run_id for update;
+  if not found or r.status <> 'sending' then
+    return jsonb_build_object('action', 'none');
+  end if;
+  if cardinality(r.in_flight) > 0 then
+    for one, key in
+      select e.id, e.current_step_key from app_public.enrollments e
+       where e.organization_id = r.organization_id and e.id = any(r.in_flight)
+    loop
+      update app_public.step_runs sr set status = 'unknown', reason = 'interrupted', updated_at = now()
+       where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key and sr.status = 'sending';
+      if found then
+        lost := lost + 1;
+        update app_private.outgoing_messages m set status = 'unknown', error = 'the process died while the transport held it'
+         where m.organization_id = r.organization_id and m.status = 'queued'
+           and m.id = (select sr.message_id from app_public.step_runs sr
+                        where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key);
+        insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+        values (r.organization_id, one, 'unknown', key, 'interrupted');
+        perform app_private.advance_enrollment(r.organization_id, one);
+      end if;
+    end loop;
+    update app_public.broadcast_runs x set in_flight = '{}', unknown = x.unknown + lost
+     where x.organization_id = r.organization_id and x.id = r.id;
+  end if;
+
+  ids := array(select e.id from app_public.enrollments e
+                where e.organization_id = r.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
+                  and e.id > coalesce(r.claimed_through, '00000000-0000-0000-0000-000000000000')
+                order by e.id limit size);
+  if cardinality(ids) = 0 then
+    perform app_private.broadcast_finish(r.organization_id, r.id);
+    return jsonb_build_object('action', 'done');
+  end if;
+  foreach one in array ids loop
+    select e.current_step_key into key from app_public.enrollments e where e.organization_id = r.organization_id and e.id = one;
+    claim := app_private.sequence_step_claim(r.organization_id, one, key, base_url, sink_channels);
+    if claim->>'action' = 'send' then
+      -- the message's meta names the run (as its stored row does, below)
+      messages := messages || jsonb_build_object('enrollment_id', one, 'step_key', key, 'message',
+        jsonb_set(claim->'message', '{meta,run_id}', to_jsonb(r.id)));
+      flight := flight || one;
+      queued := queued || (claim->'message'->>'id')::uuid;
+    elsif claim->>'action' = 'none' then
+      -- the sequence is no longer active (deactivated): what is left of the run is cancelled
+      perform app_private.end_enrollments(r.organization_id, array[one], 'cancelled', 'sequence_inactive');
+    else
+      -- finished by the claim: skipped (with its reason) or sent through the sink; an exit
+      -- condition or a wait leaves no such step run and counts as cancelled when the run ends
+      select sr.status, sr.message_id into outcome, stored from app_public.step_runs sr
+       where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key;
+      if outcome = 'sent' then
+        sent_now := sent_now + 1;
+        sunk := sunk || stored;
+      elsif outcome = 'skipped' then skipped_now := skipped_now + 1; end if;
+    end if;
+  end loop;
+  -- the run's id in the meta of the batch's messages (the outbox rows the sink wrote, too), one
+  -- statement each, so that a message says which run sent it
+  update app_private.outgoing_messages m set meta = m.meta || jsonb_build_object('run_id', r.id)
+   where m.organization_id = r.organization_id and m.id = any(queued || sunk);
+  update app_private.outbox o set meta = o.meta || jsonb_build_object('run_id', r.id)
+   where o.organization_id = r.organization_id and o.id = any(sunk);
+  update app_public.broadcast_runs x
+     set in_flight = flight, progress_at = now(), claimed_through = ids[cardinality(ids)], sent = x.sent + sent_now, skipped = x.skipped + skipped_now
+   where x.organization_id = r.organization_id and x.id = r.id;
+  return jsonb_build_object('action', 'batch', 'messages', messages, 'handled', cardinality(ids));
+end $$;
+
+ALTER FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]) IS 'A run''s next batch: a dead process''s in_flight made unknown, then up to `size` recipients claimed through sequence_step_claim (skips and sink sends finished here); the claimed ones become the new in_flight checkpoint.';
+
+--
+-- Name: broadcast_finish(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  update app_public.broadcast_runs x
+     set status = 'completed', finished_at = now(),
+         cancelled = greatest(0, x.recipients - x.sent - x.skipped - x.failed - x.unknown)
+   where x.organization_id = broadcast_finish.organization_id and x.id = broadcast_finish.run_id and x.status = 'sending'
+$$;
+
+ALTER FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_fire(uuid, uuid, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+declare
+  b app_public.broadcast_schedules;
+  s app_public.sequences;
+  a app_public.audiences;
+  f app_hidden.audience_filter;
+  run uuid;
+  first_key text;
+  members uuid[];
+  n int;
+begin
+  select * into b from app_public.broadcast_schedules x
+   where x.organization_id = broadcast_fire.organization_id and x.sequence_id = broadcast_fire.sequence_id for update;
+  if not found or b.status <> 'scheduled' or b.next_fire_at is distinct from broadcast_fire.fire_at then
+    return null;
+  end if;
+  update app_public.broadcast_schedules x set next_fire_at = broadcast_fire.next_fire_at, updated_at = now()
+   where x.organization_id = b.organization_id and x.sequence_id = b.sequence_id;
+  if broadcast_fire.next_fire_at is not null then
+    perform app_private.add_job('broadcast_fire', '{}', 'broadcast_fire:' || b.sequence_id, broadcast_fire.next_fire_at);
+  end if;
+  select * into s from app_public.sequences x where x.organization_id = b.organization_id and x.id = b.sequence_id;
+  -- a deactivated broadcast sends nothing: the occurrence passes
+  if s.status <> 'active' then
+    return null;
+  end if;
+  insert into app_public.broadcast_runs (organization_id, sequence_id, fire_at)
+  values (b.organization_id, b.sequence_id, broadcast_fire.fire_at)
+  on conflict do nothing
+  returning id into run;
+  if run is null then
+    return null;
+  end if;
+  select * into a from app_public.audiences x where x.organization_id = s.organization_id and x.id = s.audience_id;
+  first_key := s.steps->0->>'step_key';
+  if a.id is null or a.archived_at is not null or first_key is null then
+    update app_public.broadcast_runs x set status = 'failed', finished_at = now()
+     where x.organization_id = b.organization_id and x.id = run;
+    return run;
+  end if;
+  -- the members as of now, as one list, so both kinds of audience enroll through one statement
+  if a.kind = 'dynamic' then
+    -- the audience's own rule compiler (no SQL from input: values go as parameters), as
+    -- app_hidden.audience_count runs it, for this organization
+    f := app_hidden.audience_filter(a.definition, 'definition.rules');
+    execute 'select coalesce(array_agg(c.id), ''{}'') from app_public.contacts c where c.organization_id = $6 and ('
+            || f.condition || ')'
+      into members using f.texts, f.numbers, f.times, f.ids, f.bools, s.organization_id;
+  else
+    members := array(select m.contact_id from app_public.audience_members m
+                      where m.organization_id = a.organization_id and m.audience_id = a.id);
+  end if;
+  with ins as (
+    insert into app_public.enrollments as x (organization_id, sequence_id, contact_id, status, current_step_index,
+      current_step_key, next_step_due_at, next_run_at, source, run_id)
+    select s.organization_id, s.id, m.contact_id, 'active', 0, first_key, broadcast_fire.fire_at, null, 'broadcast', run
+      from unnest(members) m(contact_id)
+     where s.location_id is null
+        or exists (select 1 from app_public.contact_locations l
+                    where l.organization_id = s.organization_id and l.contact_id = m.contact_id and l.location_id = s.location_id)
+    on conflict (organization_id, sequence_id, contact_id) where status in ('active', 'paused') do nothing
+    returning x.id
+  ), logged as (
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+    select s.organization_id, ins.id, 'enrolled', first_key, 'broadcast' from ins
+  )
+  select count(*) into n from ins;
+  update app_public.broadcast_runs x set recipients = n where x.organization_id = b.organization_id and x.id = run;
+  perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', s.organization_id, 'run_id', run),
+    'broadcast_run:' || run, now());
+  return run;
+end $_$;
+
+ALTER FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) IS 'Fires one occurrence once (schedule locked, still waiting for fire_at; unique run per occurrence): schedule moved on, the audience snapshotted into enrollments of the run, the run''s job queued. Answers the run id or NULL.';
+
+--
+-- Name: broadcast_record_batch(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  x jsonb;
+  ok int := 0;
+  bad int := 0;
+begin
+  perform 1 from app_public.broadcast_runs r
+   where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id for update;
+  for x in select value from jsonb_array_elements(results) loop
+    -- only what is still `sending` is this batch's to record
+    perform 1 from app_public.step_runs sr
+     where sr.organization_id = broadcast_record_batch.organization_id and sr.enrollment_id = (x->>'enrollment_id')::uuid
+       and sr.step_key = x->>'step_key' and sr.message_id = (x->>'message_id')::uuid and sr.status = 'sending';
+    continue when not found;
+    perform app_private.sequence_step_record(broadcast_record_batch.organization_id, (x->>'enrollment_id')::uuid,
+      x->>'step_key', (x->>'message_id')::uuid, x->>'error');
+    if x->>'error' is null then ok := ok + 1; else bad := bad + 1; end if;
+  end loop;
+  update app_public.broadcast_runs r set in_flight = '{}', progress_at = now(), sent = r.sent + ok, failed = r.failed + bad
+   where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) IS 'A batch''s transport answers recorded (sequence_step_record each), counts moved, the in_flight checkpoint emptied.';
+
+--
+-- Name: broadcast_requeue_stalled(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_requeue_stalled() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  r record;
+  n int := 0;
+begin
+  for r in
+    select x.organization_id, x.id from app_public.broadcast_runs x
+     where x.status = 'sending' and x.progress_at < now() - interval '5 minutes'
+     for update skip locked
+  loop
+    update app_public.broadcast_runs x set progress_at = now() where x.organization_id = r.organization_id and x.id = r.id;
+    perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', r.organization_id, 'run_id', r.id),
+      'broadcast_run:' || r.id, now());
+    n := n + 1;
+  end loop;
+  return n;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_requeue_stalled() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_requeue_stalled(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_requeue_stalled() IS 'Queues a new broadcast_run job for each run sending without progress for five minutes (its worker died).';
 
 --
 -- Name: build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -6845,6 +7743,48 @@ $$;
 ALTER FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) OWNER TO svc_owner;
 
 --
+-- Name: refresh_appointment_own_client(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  person uuid;
+begin
+  if staff_profile_id is null or contact_id is null then
+    return;
+  end if;
+  select sp.person_id into person from app_public.staff_profiles sp
+   where sp.organization_id = refresh_appointment_own_client.organization_id and sp.id = refresh_appointment_own_client.staff_profile_id;
+  if person is null then
+    return;
+  end if;
+  if exists (select 1 from app_public.appointments a
+              where a.organization_id = refresh_appointment_own_client.organization_id
+                and a.staff_profile_id = refresh_appointment_own_client.staff_profile_id
+                and a.contact_id = refresh_appointment_own_client.contact_id
+                and a.kind = 'appointment' and a.status = 'booked') then
+    insert into app_private.own_clients (organization_id, person_id, contact_id, source)
+    values (refresh_appointment_own_client.organization_id, person, refresh_appointment_own_client.contact_id, 'appointments')
+    on conflict do nothing;
+  else
+    delete from app_private.own_clients oc
+     where oc.organization_id = refresh_appointment_own_client.organization_id and oc.person_id = person
+       and oc.contact_id = refresh_appointment_own_client.contact_id and oc.source = 'appointments';
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid) IS 'Keeps the own_clients row (source appointments) of a team member''s person and a contact: present while a live booking joins them.';
+
+--
 -- Name: refresh_search_trigrams(integer); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -7185,6 +8125,64 @@ ALTER FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until ti
 --
 
 COMMENT ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) IS 'Adds the sequence_step job (key sequence_step:<id>, at next_run_at) of each active enrollment that runs by `until` (default now + the sweep horizon) and has none; one organization or all. Answers how many it added.';
+
+--
+-- Name: tg_appointments__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointments__own_clients() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op in ('UPDATE', 'DELETE') then
+    perform app_private.refresh_appointment_own_client(old.organization_id, old.staff_profile_id, old.contact_id);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    perform app_private.refresh_appointment_own_client(new.organization_id, new.staff_profile_id, new.contact_id);
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointments__own_clients() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_appointments__own_clients(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_appointments__own_clients() IS 'After a booking is written, moved, cancelled or deleted: the own clients of its team member(s) follow.';
+
+--
+-- Name: tg_appointments__sequences(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointments__sequences() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  s record;
+begin
+  perform app_private.check_contact_exits(new.organization_id, new.contact_id);
+  for s in
+    select x.id from app_public.sequences x
+     where x.organization_id = new.organization_id and x.status = 'active' and x.kind = 'automation'
+       and x.trigger->>'type' = 'appointment_booked'
+       and (x.trigger->>'location_id' is null or x.trigger->>'location_id' = new.location_id::text)
+     order by x.id
+  loop
+    perform app_private.enroll_by_trigger(new.organization_id, s.id, new.contact_id, 'appointment_booked', null);
+  end loop;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointments__sequences() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_appointments__sequences(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_appointments__sequences() IS 'appointment_booked: after an API booking, the contact''s exits are checked and the automations it triggers enroll it.';
 
 --
 -- Name: tg_calls__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -7616,6 +8614,284 @@ ALTER FUNCTION app_private.tg_sms_opt_outs__sequences() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_sms_opt_outs__sequences() IS 'A number opted out: its contacts'' SMS sequences are cancelled.';
 
 --
+-- Name: appointments_availability(uuid, date, uuid, uuid, text, text, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid DEFAULT NULL::uuid, team_member_id uuid DEFAULT NULL::uuid, postal_code text DEFAULT NULL::text, country_code text DEFAULT NULL::text, duration_minutes integer DEFAULT NULL::integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  loc app_public.locations;
+  o app_public.offerings;
+  len interval;
+  cc text := country_code;
+  members uuid[] := '{}';
+  cals uuid[] := '{}';
+  slots jsonb;
+begin
+  select * into loc from app_public.locations l where l.organization_id = org and l.id = appointments_availability.location_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+  end if;
+  if offering_id is not null then
+    select * into o from app_public.offerings x
+     where x.organization_id = org and x.id = appointments_availability.offering_id and x.location_id = loc.id;
+    if not found then
+      perform app_hidden.raise_error(404, 'not_found', 'Offering not found at this location');
+    end if;
+  end if;
+  len := make_interval(mins => coalesce(o.duration_minutes, appointments_availability.duration_minutes, loc.slot_interval_minutes));
+  if postal_code is not null and cc is null then
+    cc := upper(loc.address->>'country_code');
+    if cc is null then
+      perform app_hidden.raise_error(400, 'bad_request', 'query.country_code: send the country of postal_code (this location has no address to take it from)');
+    end if;
+  end if;
+  if loc.staffed then
+    members := app_hidden.eligible_team_members(org, loc.id, o.id, postal_code, cc);
+    if team_member_id is not null then
+      if not team_member_id = any(app_hidden.eligible_team_members(org, loc.id, null, null, null)) then
+        perform app_hidden.raise_error(404, 'not_found', 'Team member not found at this location');
+      end if;
+      members := case when team_member_id = any(members) then array[team_member_id] else '{}' end;
+    end if;
+  else
+    if team_member_id is not null then
+      perform app_hidden.raise_error(404, 'not_found', 'Team member not found at this location (it is not staffed: it books calendars)');
+    end if;
+    select coalesce(array_agg(c.id order by c.name, c.id), '{}') into cals
+      from app_public.calendars c where c.organization_id = org and c.location_id = loc.id;
+  end if;
+
+  with t as materialized (
+    select t.open, t.busy from app_hidden.team_time(loc, members, cals, app_hidden.local_day(day, loc.timezone)) t
+  ), starts as (
+    -- each opening of the location's hours on that day starts a grid of slots
+    select distinct s
+      from app_hidden.opening_ranges(loc.hours, loc.timezone, app_hidden.local_day(day, loc.timezone)) w
+      cross join lateral generate_series(lower(w.opening), upper(w.opening) - len, make_interval(mins => loc.slot_interval_minutes)) s
+     where (s at time zone loc.timezone)::date = day
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('start', x.s, 'end', x.s + len) order by x.s), '[]')
+    into slots
+    from starts x
+   where exists (select 1 from t where t.open @> tstzrange(x.s, x.s + len, '[)') and not t.busy && tstzrange(x.s, x.s + len, '[)'));
+
+  return jsonb_build_object(
+    'location_id', loc.id,
+    'date', day,
+    'timezone', loc.timezone,
+    'offering_id', o.id,
+    'duration_minutes', extract(epoch from len)::int / 60,
+    'slot_interval_minutes', loc.slot_interval_minutes,
+    'team_member_ids', to_jsonb(members),
+    'calendar_ids', to_jsonb(cals),
+    'slots', slots);
+end $$;
+
+ALTER FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) IS 'appointments_availability: the starts on a local day where some eligible team member (or calendar) is free for the whole length, stepped by the slot interval from each opening of the location''s hours; 404 for a location, offering or team member out of reach.';
+
+--
+-- Name: appointments_cancel(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_cancel(appointment_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.appointments := app_hidden.appointment_for_change(appointment_id);
+begin
+  if a.status = 'booked' then
+    update app_public.appointments x set status = 'cancelled', cancelled_at = now(), updated_at = now()
+     where x.organization_id = a.organization_id and x.id = a.id
+    returning * into a;
+  end if;
+  return app_hidden.appointment_json(a);
+end $$;
+
+ALTER FUNCTION app_public.appointments_cancel(appointment_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_cancel(appointment_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_cancel(appointment_id uuid) IS 'appointments_cancel: frees the time; a cancelled one answers as it is.';
+
+--
+-- Name: appointments_create(uuid, uuid, uuid, uuid, jsonb, uuid, timestamp with time zone, timestamp with time zone, text); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  org uuid := app_hidden.current_org_id();
+  loc app_public.locations;
+  cal app_public.calendars;
+  o app_public.offerings;
+  c record;
+  during tstzrange;
+  postal text := nullif(btrim(service_address->>'postal_code'), '');
+  country text := upper(nullif(btrim(service_address->>'country_code'), ''));
+  tm uuid := team_member_id;
+  candidates uuid[];
+  chosen uuid;
+  free record;
+  a app_public.appointments;
+begin
+  if (location_id is null) = (calendar_id is null) then
+    perform app_hidden.raise_error(400, 'bad_request', 'Send exactly one of location_id and calendar_id');
+  end if;
+  if calendar_id is not null and (offering_id is not null or team_member_id is not null or service_address is not null) then
+    perform app_hidden.raise_error(400, 'bad_request',
+      'offering_id, team_member_id and service_address go with location_id; a calendar is booked with none of them');
+  end if;
+  if end_time <= start_time then
+    perform app_hidden.raise_error(400, 'bad_request', 'body.end_time: must be after start_time');
+  end if;
+  during := tstzrange(start_time, end_time, '[)');
+
+  -- what the request names, found through the caller's policies
+  if calendar_id is not null then
+    select * into cal from app_public.calendars x where x.organization_id = org and x.id = appointments_create.calendar_id;
+    if not found then
+      perform app_hidden.raise_error(404, 'not_found', 'Calendar not found');
+    end if;
+  end if;
+  select * into loc from app_public.locations l where l.organization_id = org and l.id = coalesce(appointments_create.location_id, cal.location_id);
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+  end if;
+  select x.id, x.name, x.phone, x.email::text as email into c from app_public.contacts x where x.organization_id = org and x.id = appointments_create.contact_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
+  end if;
+  if offering_id is not null then
+    select * into o from app_public.offerings x where x.organization_id = org and x.id = appointments_create.offering_id and x.location_id = loc.id;
+    if not found then
+      perform app_hidden.raise_error(404, 'not_found', 'Offering not found at this location');
+    end if;
+  end if;
+  if tm is not null and not exists (select 1 from app_public.staff_profiles sp where sp.organization_id = org and sp.id = tm) then
+    perform app_hidden.raise_error(404, 'not_found', 'Team member not found');
+  end if;
+  if app_hidden.current_key_creator_left() then
+    perform app_hidden.raise_error(422, 'key_creator_left',
+      'The person who created this organization key has left the organization; bookings need a key of someone still here');
+  end if;
+
+  if cal.id is not null then
+    -- a calendar: an unstaffed location's resource, bookable by anyone who reaches it
+    if loc.staffed then
+      perform app_hidden.raise_error(400, 'bad_request', 'body.calendar_id: this location is staffed; book it by location_id (and a team member)');
+    end if;
+    if not app_hidden.within_hours(loc, null, during) then
+      perform app_hidden.raise_error(409, 'outside_hours', 'The time is outside the location''s hours');
+    end if;
+    if app_hidden.held_by_blocks_or_series(loc, null, cal.id, during) then
+      perform app_hidden.slot_taken();
+    end if;
+    perform app_hidden.lock_booking_target(org, cal.id);
+    begin
+      insert into app_public.appointments (organization_id, kind, location_id, calendar_id, contact_id, title,
+        attendee_name, attendee_phone, attendee_email, starts_at, ends_at, created_by, created_by_credential, source)
+      values (org, 'appointment', loc.id, cal.id, c.id, title, c.name, c.phone, c.email,
+        start_time, end_time, app_hidden.current_user_id(), app_hidden.current_credential_id(), 'api')
+      returning * into a;
+    exception when exclusion_violation then
+      perform app_hidden.slot_taken();
+    end;
+    return app_hidden.appointment_json(a);
+  end if;
+
+  if not loc.staffed then
+    perform app_hidden.raise_error(400, 'bad_request', 'body.location_id: this location is not staffed; book one of its calendars by calendar_id (calendars_list)');
+  end if;
+
+  -- who may book whom
+  if tm is null and app_hidden.current_role() in ('manager', 'member')
+     and not (app_hidden.current_role() = 'manager' and 'appointments' = any(app_hidden.current_powers())) then
+    -- a member (or a manager without the power) books itself
+    tm := app_hidden.current_staff_profile_id();
+    if tm is null then
+      perform app_hidden.raise_error(403, 'insufficient_role',
+        'This credential books only its own time and has no staff profile; book a calendar, or use a credential that may book team members');
+    end if;
+  elsif app_hidden.current_role() not in ('owner', 'admin', 'manager', 'member')
+        or (tm is not null and not app_hidden.current_may_book_team_member(tm)) then
+    perform app_hidden.raise_error(403, 'insufficient_role',
+      'This credential may not book appointments for this team member (a member books only itself; keys without a role book calendars only)');
+  end if;
+
+  -- the booking rules
+  if o.id is null and exists (select 1 from app_public.offerings x where x.organization_id = org and x.location_id = loc.id) then
+    perform app_hidden.raise_error(409, 'offering_required', 'This location books offerings: send offering_id (booking_options lists them)',
+      jsonb_build_object('booking_options', app_hidden.booking_options(org, loc.id)));
+  end if;
+  if o.id is not null and end_time - start_time <> make_interval(mins => o.duration_minutes) then
+    perform app_hidden.raise_error(409, 'duration_mismatch',
+      format('The offering takes %s minutes: end_time must be start_time + %s minutes', o.duration_minutes, o.duration_minutes));
+  end if;
+  if postal is not null and not app_hidden.territory_covers(org, loc.id, postal, country) then
+    perform app_hidden.raise_error(409, 'address_out_of_area', 'No territory of this location covers the service address''s postal code');
+  end if;
+  candidates := app_hidden.eligible_team_members(org, loc.id, o.id, postal, country);
+  if tm is not null and not tm = any(candidates) then
+    perform app_hidden.raise_error(409, 'team_member_not_eligible',
+      'The team member does not work at this location, does not do this offering, or does not cover this address');
+  end if;
+  if not app_hidden.within_hours(loc, tm, during) then
+    perform app_hidden.raise_error(409, 'outside_hours',
+      case when tm is null then 'The time is outside the location''s hours' else 'The time is outside the team member''s working hours' end);
+  end if;
+
+  if tm is not null then
+    candidates := array[tm];
+  else
+    -- the first eligible team member (oldest first) who works then and is free
+    candidates := array(select m.id from unnest(candidates) with ordinality m(id, n)
+                         where app_hidden.within_hours(loc, m.id, during) order by m.n);
+    if cardinality(candidates) = 0 then
+      perform app_hidden.raise_error(409, 'no_team_member_available', 'No team member who may take this booking works at that time');
+    end if;
+    candidates := array(select t.staff_profile_id from app_hidden.team_time(loc, candidates, '{}', during) t
+                         where t.open @> during and not t.busy && during order by t.ord);
+  end if;
+  foreach chosen in array candidates loop
+    continue when app_hidden.held_by_blocks_or_series(loc, chosen, null, during);
+    perform app_hidden.lock_booking_target(org, chosen);
+    begin
+      insert into app_public.appointments (organization_id, kind, location_id, staff_profile_id, offering_id, contact_id, title,
+        attendee_name, attendee_phone, attendee_email, service_address, starts_at, ends_at, created_by, created_by_credential, source)
+      values (org, 'appointment', loc.id, chosen, o.id, c.id, title, c.name, c.phone, c.email,
+        service_address, start_time, end_time, app_hidden.current_user_id(), app_hidden.current_credential_id(), 'api')
+      returning * into a;
+      return app_hidden.appointment_json(a);
+    exception when exclusion_violation then
+      -- someone else took this team member's time meanwhile: the next one, if any
+      null;
+    end;
+  end loop;
+  perform app_hidden.slot_taken();
+  return null;
+end $$;
+
+ALTER FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) IS 'appointments_create: books a team member (named, or the first free eligible one) at a staffed location, or a calendar of an unstaffed one; the exclusion constraints decide races (409 slot_taken).';
+
+--
 -- Name: appointments_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -7686,6 +8962,92 @@ ALTER FUNCTION app_public.appointments_list(window_from timestamp with time zone
 --
 
 COMMENT ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) IS 'appointments_list: live bookings starting in [from, to), earliest first, one row per occurrence of a repeating series.';
+
+--
+-- Name: appointments_reschedule(uuid, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.appointments := app_hidden.appointment_for_change(appointment_id);
+  loc app_public.locations;
+  minutes int;
+  during tstzrange;
+begin
+  if a.status = 'cancelled' then
+    perform app_hidden.raise_error(409, 'appointment_cancelled', 'This appointment is cancelled; book a new one');
+  end if;
+  if end_time <= start_time then
+    perform app_hidden.raise_error(400, 'bad_request', 'body.end_time: must be after start_time');
+  end if;
+  during := tstzrange(start_time, end_time, '[)');
+  select * into loc from app_public.locations l where l.organization_id = a.organization_id and l.id = a.location_id;
+  if a.kind = 'appointment' then
+    select o.duration_minutes into minutes from app_public.offerings o where o.organization_id = a.organization_id and o.id = a.offering_id;
+    if minutes is not null and end_time - start_time <> make_interval(mins => minutes) then
+      perform app_hidden.raise_error(409, 'duration_mismatch',
+        format('The offering takes %s minutes: end_time must be start_time + %s minutes', minutes, minutes));
+    end if;
+    if not app_hidden.within_hours(loc, a.staff_profile_id, during) then
+      perform app_hidden.raise_error(409, 'outside_hours', 'The new time is outside the hours of the location or the team member');
+    end if;
+    if app_hidden.held_by_blocks_or_series(loc, a.staff_profile_id, a.calendar_id, during, a.id) then
+      perform app_hidden.slot_taken();
+    end if;
+  end if;
+  if coalesce(a.staff_profile_id, a.calendar_id) is not null then
+    perform app_hidden.lock_booking_target(a.organization_id, coalesce(a.staff_profile_id, a.calendar_id));
+  end if;
+  begin
+    update app_public.appointments x set starts_at = start_time, ends_at = end_time, updated_at = now()
+     where x.organization_id = a.organization_id and x.id = a.id
+    returning * into a;
+  exception when exclusion_violation then
+    perform app_hidden.slot_taken();
+  end;
+  return app_hidden.appointment_json(a);
+end $$;
+
+ALTER FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) IS 'appointments_reschedule: moves a live appointment or block, re-checking hours, length and availability (409 slot_taken).';
+
+--
+-- Name: appointments_update(uuid, jsonb); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  a app_public.appointments := app_hidden.appointment_for_change(appointment_id);
+begin
+  update app_public.appointments x set
+    title = case when patch ? 'title' then patch->>'title' else x.title end,
+    description = case when patch ? 'description' then patch->>'description' else x.description end,
+    attendee_name = case when patch ? 'attendee_name' then patch->>'attendee_name' else x.attendee_name end,
+    attendee_phone = case when patch ? 'attendee_phone' then patch->>'attendee_phone' else x.attendee_phone end,
+    attendee_email = case when patch ? 'attendee_email' then patch->>'attendee_email' else x.attendee_email end,
+    attendee_notes = case when patch ? 'attendee_notes' then patch->>'attendee_notes' else x.attendee_notes end,
+    updated_at = now()
+   where x.organization_id = a.organization_id and x.id = a.id
+  returning * into a;
+  return app_hidden.appointment_json(a);
+end $$;
+
+ALTER FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION appointments_update(appointment_id uuid, patch jsonb); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) IS 'appointments_update: title, description and attendee fields only (times: appointments_reschedule; status: appointments_cancel).';
 
 --
 -- Name: audiences_add_member(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -9065,6 +10427,42 @@ ALTER FUNCTION app_public.sequences_cancel_enrollment(sequence_id uuid, enrollme
 COMMENT ON FUNCTION app_public.sequences_cancel_enrollment(sequence_id uuid, enrollment_id uuid) IS 'sequences_cancel_enrollment: cancels a live enrollment (with its cancelled event); an ended one is answered unchanged. 404 out of reach; 403 for a manager on an organization-wide sequence.';
 
 --
+-- Name: sequences_cancel_schedule_run(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  r app_public.broadcast_runs;
+  n int;
+begin
+  select * into r from app_public.broadcast_runs x
+   where x.organization_id = s.organization_id and x.sequence_id = s.id and x.id = run_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Run not found');
+  end if;
+  if r.status = 'cancelled' then
+    return jsonb_build_object('run_id', r.id, 'status', 'cancelled', 'cancelled', r.cancelled);
+  end if;
+  if r.status <> 'sending' then
+    perform app_hidden.raise_error(409, 'run_finished',
+      format('The run has ended (%s): nothing is left to cancel', r.status));
+  end if;
+  n := app_hidden.broadcast_cancel_runs(s.id, r.id);
+  return jsonb_build_object('run_id', r.id, 'status', 'cancelled', 'cancelled', n);
+end $$;
+
+ALTER FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_cancel_schedule_run(sequence_id uuid, run_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) IS 'sequences_cancel_schedule_run: the run''s unsent enrollments cancelled; answers {run_id, status, cancelled}. 409 run_finished.';
+
+--
 -- Name: sequences_capabilities(); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -9332,6 +10730,26 @@ ALTER FUNCTION app_public.sequences_get_enrollment(sequence_id uuid, enrollment_
 COMMENT ON FUNCTION app_public.sequences_get_enrollment(sequence_id uuid, enrollment_id uuid) IS 'sequences_get_enrollment: the enrollment with its step runs (in the order they started) and its events in order of occurrence; 404 when it is not of that sequence or out of reach.';
 
 --
+-- Name: sequences_get_schedule(uuid, integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+begin
+  return app_hidden.broadcast_schedule_json(
+    app_hidden.broadcast_schedule_of(app_hidden.broadcast_for(sequence_id, false), false), page, "limit");
+end $$;
+
+ALTER FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_get_schedule(sequence_id uuid, page integer, "limit" integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) IS 'sequences_get_schedule: the schedule with a page of runs (newest first) and runs_total; 404 before one is set.';
+
+--
 -- Name: sequences_list(); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -9524,6 +10942,33 @@ ALTER FUNCTION app_public.sequences_pause(sequence_id uuid) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_public.sequences_pause(sequence_id uuid) IS 'sequences_pause: an active automation paused with every enrollment held; a broadcast is 400, an inactive one 409.';
 
 --
+-- Name: sequences_pause_schedule(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  b app_public.broadcast_schedules := app_hidden.broadcast_schedule_of(s, true);
+begin
+  if b.status = 'scheduled' then
+    update app_public.broadcast_schedules x set status = 'paused', next_fire_at = null, updated_at = now()
+     where x.organization_id = b.organization_id and x.sequence_id = b.sequence_id
+    returning x.* into b;
+  end if;
+  return app_hidden.broadcast_schedule_json(b, 1, 25);
+end $$;
+
+ALTER FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_pause_schedule(sequence_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) IS 'sequences_pause_schedule: a scheduled broadcast paused (later occurrences do not fire; a run sending goes on); else unchanged.';
+
+--
 -- Name: sequences_resume(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -9550,6 +10995,113 @@ ALTER FUNCTION app_public.sequences_resume(sequence_id uuid) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_public.sequences_resume(sequence_id uuid) IS 'sequences_resume: a paused sequence active again, each enrollment''s due times moved forward by the time held; 409 sequence_not_paused otherwise.';
+
+--
+-- Name: sequences_schedule_for_start(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  b app_public.broadcast_schedules := app_hidden.broadcast_schedule_of(s, true);
+begin
+  perform app_hidden.sequence_require_no_blockers(s);
+  return jsonb_build_object('schedule_kind', b.schedule_kind, 'send_at', b.send_at, 'rrule', b.rrule, 'timezone', b.timezone,
+    'ends_on', b.ends_on, 'anchor', b.anchor, 'status', b.status, 'next_fire_at', b.next_fire_at, 'now', now(),
+    -- the latest run since the schedule was set (a once schedule that has fired fires no more)
+    'last_fire_at', (select max(r.fire_at) from app_public.broadcast_runs r
+                      where r.organization_id = b.organization_id and r.sequence_id = b.sequence_id and r.started_at >= b.anchor));
+end $$;
+
+ALTER FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_schedule_for_start(sequence_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) IS 'sequences_start_schedule, first statement: the broadcast''s schedule locked (404 none; 400 with blockers) and the clock.';
+
+--
+-- Name: sequences_set_schedule(uuid, jsonb); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  b app_public.broadcast_schedules;
+  kind text := body->>'schedule_kind';
+  at timestamptz;
+  last_day date;
+begin
+  if kind = 'once' then
+    at := (body->>'send_at')::timestamptz;
+    if at <= now() then
+      perform app_hidden.sequence_bad('body.send_at', 'must be in the future');
+    end if;
+  elsif kind = 'recurring' then
+    -- the rule, the zone and ends_on (not in the past in the zone) are checked by the operation
+    last_day := (body->>'ends_on')::date;
+  else
+    perform app_hidden.sequence_bad('body.schedule_kind', 'expected once or recurring');
+  end if;
+  perform app_hidden.broadcast_cancel_runs(s.id, null);
+  insert into app_public.broadcast_schedules as x (organization_id, sequence_id, schedule_kind, send_at, rrule, timezone,
+    ends_on, anchor, status, next_fire_at)
+  values (s.organization_id, s.id, kind, at, case when kind = 'recurring' then body->>'rrule' end,
+          body->>'timezone', last_day, now(), 'draft', null)
+  on conflict on constraint broadcast_schedules_pkey do update
+     set schedule_kind = excluded.schedule_kind, send_at = excluded.send_at, rrule = excluded.rrule,
+         timezone = excluded.timezone, ends_on = excluded.ends_on, anchor = excluded.anchor, status = 'draft',
+         next_fire_at = null, updated_at = now()
+  returning x.* into b;
+  return app_hidden.broadcast_schedule_json(b, 1, 25);
+end $$;
+
+ALTER FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_set_schedule(sequence_id uuid, body jsonb); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) IS 'sequences_set_schedule: a broadcast''s schedule saved as draft (sends nothing); runs not ended are cancelled.';
+
+--
+-- Name: sequences_start_schedule(uuid, timestamp with time zone); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  b app_public.broadcast_schedules := app_hidden.broadcast_schedule_of(s, true);
+begin
+  if b.status <> 'scheduled' then
+    if s.status = 'inactive' then
+      perform app_hidden.sequence_activate(s);
+    end if;
+    update app_public.broadcast_schedules x
+       set status = 'scheduled', next_fire_at = sequences_start_schedule.next_fire_at, updated_at = now()
+     where x.organization_id = b.organization_id and x.sequence_id = b.sequence_id
+    returning x.* into b;
+    if b.next_fire_at is not null then
+      perform app_hidden.broadcast_queue_fire(b.organization_id, b.sequence_id);
+    end if;
+  end if;
+  return app_hidden.broadcast_schedule_json(b, 1, 25);
+end $$;
+
+ALTER FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) IS 'sequences_start_schedule, second statement: scheduled with next_fire_at (an inactive broadcast is activated).';
 
 --
 -- Name: sequences_test_step(uuid, text, text, text, uuid, text, text[]); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -10773,6 +12325,20 @@ ALTER TABLE ONLY app_public.audiences
     ADD CONSTRAINT audiences_pkey PRIMARY KEY (organization_id, id);
 
 --
+-- Name: broadcast_runs broadcast_runs_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_runs
+    ADD CONSTRAINT broadcast_runs_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: broadcast_schedules broadcast_schedules_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_schedules
+    ADD CONSTRAINT broadcast_schedules_pkey PRIMARY KEY (organization_id, sequence_id);
+
+--
 -- Name: calendars calendars_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -11143,6 +12709,30 @@ CREATE INDEX audience_members_by_contact ON app_public.audience_members USING bt
 CREATE INDEX audiences_org_created ON app_public.audiences USING btree (organization_id, created_at DESC, id);
 
 --
+-- Name: broadcast_runs_by_sequence; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX broadcast_runs_by_sequence ON app_public.broadcast_runs USING btree (organization_id, sequence_id, started_at DESC, id);
+
+--
+-- Name: broadcast_runs_one_per_occurrence; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX broadcast_runs_one_per_occurrence ON app_public.broadcast_runs USING btree (organization_id, sequence_id, fire_at);
+
+--
+-- Name: broadcast_runs_sending; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX broadcast_runs_sending ON app_public.broadcast_runs USING btree (progress_at) WHERE (status = 'sending'::text);
+
+--
+-- Name: broadcast_schedules_due; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX broadcast_schedules_due ON app_public.broadcast_schedules USING btree (next_fire_at) WHERE ((status = 'scheduled'::text) AND (next_fire_at IS NOT NULL));
+
+--
 -- Name: calendars_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -11299,6 +12889,12 @@ CREATE INDEX enrollments_due ON app_public.enrollments USING btree (organization
 CREATE UNIQUE INDEX enrollments_one_live ON app_public.enrollments USING btree (organization_id, sequence_id, contact_id) WHERE (status = ANY (ARRAY['active'::text, 'paused'::text]));
 
 --
+-- Name: enrollments_run_pending; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX enrollments_run_pending ON app_public.enrollments USING btree (organization_id, run_id, id) WHERE ((run_id IS NOT NULL) AND (status = 'active'::text) AND (next_run_at IS NULL));
+
+--
 -- Name: form_submissions_by_address; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -11413,6 +13009,12 @@ CREATE TRIGGER _500_count_inserted AFTER INSERT ON app_public.enrollments REFERE
 CREATE TRIGGER _500_count_status AFTER UPDATE OF status, sequence_id ON app_public.enrollments FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.sequence_id IS DISTINCT FROM new.sequence_id))) EXECUTE FUNCTION app_private.tg_enrollments__count_status();
 
 --
+-- Name: appointments _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_own_clients AFTER INSERT OR DELETE OR UPDATE OF status, staff_profile_id, contact_id, kind ON app_public.appointments FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointments__own_clients();
+
+--
 -- Name: calls _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
@@ -11471,6 +13073,12 @@ CREATE TRIGGER _500_subscriptions AFTER INSERT OR UPDATE OF status, kind, trigge
 --
 
 CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH ROW EXECUTE FUNCTION app_private.tg_sequences__unsubscribe();
+
+--
+-- Name: appointments _510_sequences; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _510_sequences AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.source = 'api'::text) AND (new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__sequences();
 
 --
 -- Name: api_key_locations api_key_locations_organization_id_api_key_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -11660,6 +13268,34 @@ ALTER TABLE ONLY app_public.audiences
 
 ALTER TABLE ONLY app_public.audiences
     ADD CONSTRAINT audiences_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: broadcast_runs broadcast_runs_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_runs
+    ADD CONSTRAINT broadcast_runs_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: broadcast_runs broadcast_runs_organization_id_sequence_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_runs
+    ADD CONSTRAINT broadcast_runs_organization_id_sequence_id_fkey FOREIGN KEY (organization_id, sequence_id) REFERENCES app_public.sequences(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: broadcast_schedules broadcast_schedules_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_schedules
+    ADD CONSTRAINT broadcast_schedules_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: broadcast_schedules broadcast_schedules_organization_id_sequence_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_schedules
+    ADD CONSTRAINT broadcast_schedules_organization_id_sequence_id_fkey FOREIGN KEY (organization_id, sequence_id) REFERENCES app_public.sequences(organization_id, id) ON DELETE CASCADE;
 
 --
 -- Name: calendars calendars_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -12230,6 +13866,18 @@ ALTER TABLE app_public.audience_members ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_public.audiences ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: broadcast_runs; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.broadcast_runs ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: broadcast_schedules; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.broadcast_schedules ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: calendars; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
 --
 
@@ -12340,6 +13988,12 @@ ALTER TABLE app_public.form_submissions ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_public.forms ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: appointments insert_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_in_reach ON app_public.appointments FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
+
+--
 -- Name: contact_locations insert_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -12410,6 +14064,12 @@ CREATE POLICY insert_with_contact ON app_public.sms_opt_outs FOR INSERT WITH CHE
 CREATE POLICY insert_with_sequence ON app_public.enrollments FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
    FROM app_public.sequences s
   WHERE ((s.organization_id = enrollments.organization_id) AND (s.id = enrollments.sequence_id) AND app_hidden.current_may_write_sequence(s.location_id))))));
+
+--
+-- Name: broadcast_schedules insert_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_writable ON app_public.broadcast_schedules FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.broadcast_writable(organization_id, sequence_id)));
 
 --
 -- Name: sequences insert_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -12708,6 +14368,22 @@ CREATE POLICY select_with_number ON app_public.sms_opt_outs FOR SELECT USING (((
   WHERE ((c.organization_id = sms_opt_outs.organization_id) AND (c.phone = sms_opt_outs.phone))))));
 
 --
+-- Name: broadcast_runs select_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_sequence ON app_public.broadcast_runs FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.sequences s
+  WHERE ((s.organization_id = broadcast_runs.organization_id) AND (s.id = broadcast_runs.sequence_id))))));
+
+--
+-- Name: broadcast_schedules select_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_sequence ON app_public.broadcast_schedules FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.sequences s
+  WHERE ((s.organization_id = broadcast_schedules.organization_id) AND (s.id = broadcast_schedules.sequence_id))))));
+
+--
 -- Name: enrollments select_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -12774,6 +14450,12 @@ ALTER TABLE app_public.territories ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_public.territory_team_members ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: appointments update_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_in_reach ON app_public.appointments FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_team_member(staff_profile_id))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
 -- Name: contacts update_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -12802,6 +14484,12 @@ CREATE POLICY update_with_sequence ON app_public.enrollments FOR UPDATE USING ((
   WHERE ((s.organization_id = enrollments.organization_id) AND (s.id = enrollments.sequence_id) AND app_hidden.current_may_write_sequence(s.location_id)))))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
 
 --
+-- Name: broadcast_schedules update_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_writable ON app_public.broadcast_schedules FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.broadcast_writable(organization_id, sequence_id))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
 -- Name: sequences update_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -12827,8 +14515,15 @@ GRANT USAGE ON SCHEMA app_public TO svc_analyst;
 -- Name: TABLE appointments; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
-GRANT SELECT ON TABLE app_public.appointments TO svc_request;
+GRANT SELECT,INSERT,UPDATE ON TABLE app_public.appointments TO svc_request;
 GRANT SELECT ON TABLE app_public.appointments TO svc_worker;
+
+--
+-- Name: FUNCTION appointment_for_change(appointment_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.appointment_for_change(appointment_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.appointment_for_change(appointment_id uuid) TO svc_request;
 
 --
 -- Name: FUNCTION appointment_json(a app_public.appointments, occurrence_start timestamp with time zone); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -13056,6 +14751,233 @@ GRANT ALL ON FUNCTION app_hidden.authorize_internal_graphql() TO svc_request;
 
 REVOKE ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION booking_options(organization_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_cancel_runs(sequence_id uuid, run_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) TO svc_request;
+
+--
+-- Name: TABLE sequences; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.sequences TO svc_request;
+GRANT SELECT ON TABLE app_public.sequences TO svc_worker;
+GRANT SELECT ON TABLE app_public.sequences TO svc_analyst;
+
+--
+-- Name: COLUMN sequences.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.kind; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(kind) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.name; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(name),UPDATE(name) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.location_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(location_id),UPDATE(location_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.send_schedule_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(send_schedule_id),UPDATE(send_schedule_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.audience_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(audience_id),UPDATE(audience_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.trigger; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(trigger),UPDATE(trigger) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.steps; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(steps),UPDATE(steps) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.edges; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(edges),UPDATE(edges) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.exit_conditions; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(exit_conditions),UPDATE(exit_conditions) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.status; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(status) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.paused_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(paused_at) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.created_by; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(created_by) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_for(sequence_id uuid, for_write boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_for(sequence_id uuid, for_write boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_for(sequence_id uuid, for_write boolean) TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_queue_fire(organization_id uuid, sequence_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) TO svc_request;
+
+--
+-- Name: TABLE broadcast_runs; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.broadcast_runs TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_run_json(r app_public.broadcast_runs); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) TO svc_worker;
+
+--
+-- Name: TABLE broadcast_schedules; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.sequence_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(sequence_id) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.schedule_kind; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(schedule_kind),UPDATE(schedule_kind) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.send_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(send_at),UPDATE(send_at) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.rrule; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(rrule),UPDATE(rrule) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.timezone; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(timezone),UPDATE(timezone) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.ends_on; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(ends_on),UPDATE(ends_on) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.anchor; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(anchor),UPDATE(anchor) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.status; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(status),UPDATE(status) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.next_fire_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(next_fire_at),UPDATE(next_fire_at) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_schedule_of(s app_public.sequences, for_write boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_schedule_of(s app_public.sequences, for_write boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_schedule_of(s app_public.sequences, for_write boolean) TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_writable(organization_id uuid, sequence_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) TO svc_request;
 
 --
 -- Name: TABLE calls; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13334,6 +15256,13 @@ GRANT ALL ON FUNCTION app_hidden.current_in_reach(location_id uuid) TO svc_reque
 GRANT ALL ON FUNCTION app_hidden.current_in_reach(location_id uuid) TO svc_worker;
 
 --
+-- Name: FUNCTION current_key_creator_left(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_key_creator_left() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_key_creator_left() TO svc_request;
+
+--
 -- Name: FUNCTION current_location_ids(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -13341,6 +15270,14 @@ REVOKE ALL ON FUNCTION app_hidden.current_location_ids() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_worker;
 GRANT ALL ON FUNCTION app_hidden.current_location_ids() TO svc_analyst;
+
+--
+-- Name: FUNCTION current_may_book_team_member(staff_profile_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) TO svc_worker;
 
 --
 -- Name: FUNCTION current_may_write_sequence(location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -13465,6 +15402,14 @@ GRANT ALL ON FUNCTION app_hidden.current_user_id() TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) TO svc_worker;
 
 --
 -- Name: TABLE enrollment_events; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -13627,6 +15572,21 @@ REVOKE ALL ON FUNCTION app_hidden.form_token_age(form_id uuid, token text) FROM 
 REVOKE ALL ON FUNCTION app_hidden.form_token_mac(secret text, form_id uuid, issued_ms bigint) FROM PUBLIC;
 
 --
+-- Name: TABLE locations; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.locations TO svc_request;
+GRANT SELECT ON TABLE app_public.locations TO svc_worker;
+GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
+
+--
+-- Name: FUNCTION held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION html_escape(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -13704,20 +15664,20 @@ GRANT ALL ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, lo
 GRANT ALL ON FUNCTION app_hidden.listed_team_member_ids(organization_id uuid, location_id uuid, listed uuid[]) TO svc_worker;
 
 --
+-- Name: FUNCTION local_day(d date, tz text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.local_day(d date, tz text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.local_day(d date, tz text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.local_day(d date, tz text) TO svc_worker;
+
+--
 -- Name: FUNCTION location_booking_options(organization_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.location_booking_options(organization_id uuid, location_id uuid) TO svc_worker;
-
---
--- Name: TABLE locations; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.locations TO svc_request;
-GRANT SELECT ON TABLE app_public.locations TO svc_worker;
-GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
 
 --
 -- Name: FUNCTION location_json(l app_public.locations); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -13734,6 +15694,13 @@ GRANT ALL ON FUNCTION app_hidden.location_json(l app_public.locations) TO svc_wo
 REVOKE ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.location_team_members(organization_id uuid, location_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION lock_booking_target(organization_id uuid, target uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.lock_booking_target(organization_id uuid, target uuid) TO svc_request;
 
 --
 -- Name: FUNCTION mask_email(email text); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -13815,6 +15782,22 @@ GRANT SELECT ON TABLE app_public.offerings TO svc_worker;
 REVOKE ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.offering_team_member_ids(o app_public.offerings) TO svc_worker;
+
+--
+-- Name: FUNCTION opening_multirange(hours jsonb, tz text, within tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within tstzrange) TO svc_worker;
+
+--
+-- Name: FUNCTION opening_ranges(hours jsonb, tz text, within tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_worker;
 
 --
 -- Name: FUNCTION page_error(param text, message text); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -13939,98 +15922,6 @@ GRANT ALL ON FUNCTION app_hidden.search_pieces(pattern text) TO svc_request;
 REVOKE ALL ON FUNCTION app_hidden.send_windows_valid(windows jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.send_windows_valid(windows jsonb) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.send_windows_valid(windows jsonb) TO svc_worker;
-
---
--- Name: TABLE sequences; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.sequences TO svc_request;
-GRANT SELECT ON TABLE app_public.sequences TO svc_worker;
-GRANT SELECT ON TABLE app_public.sequences TO svc_analyst;
-
---
--- Name: COLUMN sequences.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(organization_id) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.kind; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(kind) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.name; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(name),UPDATE(name) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.location_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(location_id),UPDATE(location_id) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.send_schedule_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(send_schedule_id),UPDATE(send_schedule_id) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.audience_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(audience_id),UPDATE(audience_id) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.trigger; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(trigger),UPDATE(trigger) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.steps; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(steps),UPDATE(steps) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.edges; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(edges),UPDATE(edges) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.exit_conditions; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(exit_conditions),UPDATE(exit_conditions) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.status; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(status) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.paused_at; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(paused_at) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.created_by; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(created_by) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(updated_at) ON TABLE app_public.sequences TO svc_request;
 
 --
 -- Name: FUNCTION sequence_activate(s app_public.sequences); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -14271,6 +16162,13 @@ REVOKE ALL ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, ste
 GRANT ALL ON FUNCTION app_hidden.sequences_test_step_send(sequence_id uuid, step_key text, address text, contact_id uuid, base_url text, sinks text[]) TO svc_request;
 
 --
+-- Name: FUNCTION slot_taken(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.slot_taken() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.slot_taken() TO svc_request;
+
+--
 -- Name: FUNCTION step_delay(step jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -14279,12 +16177,28 @@ GRANT ALL ON FUNCTION app_hidden.step_delay(step jsonb) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.step_delay(step jsonb) TO svc_worker;
 
 --
+-- Name: FUNCTION team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange) TO svc_worker;
+
+--
 -- Name: FUNCTION template_unknown_variables(template text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.template_unknown_variables(template text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.template_unknown_variables(template text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.template_unknown_variables(template text) TO svc_worker;
+
+--
+-- Name: FUNCTION territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.territory_covers(organization_id uuid, location_id uuid, postal_code text, country_code text) TO svc_worker;
 
 --
 -- Name: TABLE territories; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -14337,6 +16251,13 @@ REVOKE ALL ON FUNCTION app_hidden.voice_call_record(payload jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_call_record(payload jsonb) TO svc_request;
 
 --
+-- Name: FUNCTION within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) TO svc_request;
+
+--
 -- Name: FUNCTION add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -14347,6 +16268,42 @@ REVOKE ALL ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_k
 --
 
 REVOKE ALL ON FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_id uuid, at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION appointment_booked_holds(e app_public.enrollments, exit jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_finish(organization_id uuid, run_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_requeue_stalled(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_requeue_stalled() FROM PUBLIC;
 
 --
 -- Name: FUNCTION build_sequence_message(organization_id uuid, s app_public.sequences, step jsonb, contact_id uuid, recipient text, enrollment_id uuid, base_url text, unsubscribe boolean, status text); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -14525,6 +16482,12 @@ GRANT SELECT ON TABLE app_public.people TO svc_analyst;
 REVOKE ALL ON FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) FROM PUBLIC;
 
 --
+-- Name: FUNCTION refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.refresh_appointment_own_client(organization_id uuid, staff_profile_id uuid, contact_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION refresh_search_trigrams(sample_rows integer); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -14565,6 +16528,18 @@ REVOKE ALL ON FUNCTION app_private.sms_keyword(body text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_appointments__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointments__own_clients() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_appointments__sequences(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointments__sequences() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_calls__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -14669,6 +16644,27 @@ REVOKE ALL ON FUNCTION app_private.tg_sequences__unsubscribe() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_sms_opt_outs__sequences() FROM PUBLIC;
 
 --
+-- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_cancel(appointment_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_cancel(appointment_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_cancel(appointment_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) TO svc_request;
+
+--
 -- Name: FUNCTION appointments_get(appointment_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -14681,6 +16677,20 @@ GRANT ALL ON FUNCTION app_public.appointments_get(appointment_id uuid) TO svc_re
 
 REVOKE ALL ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.appointments_list(window_from timestamp with time zone, window_to timestamp with time zone, contact_id uuid, page integer, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_reschedule(appointment_id uuid, start_time timestamp with time zone, end_time timestamp with time zone) TO svc_request;
+
+--
+-- Name: FUNCTION appointments_update(appointment_id uuid, patch jsonb); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.appointments_update(appointment_id uuid, patch jsonb) TO svc_request;
 
 --
 -- Name: FUNCTION audiences_add_member(audience_id uuid, contact_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
@@ -14956,6 +16966,13 @@ REVOKE ALL ON FUNCTION app_public.sequences_cancel_enrollment(sequence_id uuid, 
 GRANT ALL ON FUNCTION app_public.sequences_cancel_enrollment(sequence_id uuid, enrollment_id uuid) TO svc_request;
 
 --
+-- Name: FUNCTION sequences_cancel_schedule_run(sequence_id uuid, run_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION sequences_capabilities(); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -15005,6 +17022,13 @@ REVOKE ALL ON FUNCTION app_public.sequences_get_enrollment(sequence_id uuid, enr
 GRANT ALL ON FUNCTION app_public.sequences_get_enrollment(sequence_id uuid, enrollment_id uuid) TO svc_request;
 
 --
+-- Name: FUNCTION sequences_get_schedule(sequence_id uuid, page integer, "limit" integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) TO svc_request;
+
+--
 -- Name: FUNCTION sequences_list(); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -15047,11 +17071,39 @@ REVOKE ALL ON FUNCTION app_public.sequences_pause(sequence_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.sequences_pause(sequence_id uuid) TO svc_request;
 
 --
+-- Name: FUNCTION sequences_pause_schedule(sequence_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION sequences_resume(sequence_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_public.sequences_resume(sequence_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.sequences_resume(sequence_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION sequences_schedule_for_start(sequence_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION sequences_set_schedule(sequence_id uuid, body jsonb); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) TO svc_request;
 
 --
 -- Name: FUNCTION sequences_test_step(sequence_id uuid, step_key text, to_email text, to_phone text, contact_id uuid, base_url text, sinks text[]); Type: ACL; Schema: app_public; Owner: svc_owner

@@ -79,8 +79,10 @@ export async function setLoginPassword(ownerUrl: string, password: string): Prom
         // of the cluster) may set it at the same moment; PostgreSQL refuses the second change of
         // the role while the first commits. The role is the cluster's, so no advisory lock
         // (one per database) would order them: the loser tries again.
-        if (!/tuple concurrently updated/.test((e as Error).message) || attempt >= 10) throw e;
-        await new Promise((r) => setTimeout(r, 20 * attempt));
+        // With many starting at once (a test suite's processes on a busy machine) ten tries
+        // were not always enough: thirty, spread by a random part so the losers do not meet again.
+        if (!/tuple concurrently updated/.test((e as Error).message) || attempt >= 30) throw e;
+        await new Promise((r) => setTimeout(r, 20 * Math.min(attempt, 10) + Math.random() * 50));
       }
     }
   } finally {

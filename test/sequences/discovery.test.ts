@@ -39,7 +39,8 @@ function instance(t: { type: string; fields: Record<string, any> }, all: boolean
 
 test('every trigger type listed is accepted with its required fields, and with all of them; others are refused', async (t) => {
   const { items } = await read('triggers');
-  t.deepEqual(items.map((i: { type: string }) => i.type), ['manual', 'event', 'tag_added', 'form_submitted']);
+  // form_submitted is the forms area's, appointment_booked the appointments area's
+  t.deepEqual(items.map((i: { type: string }) => i.type), ['manual', 'event', 'tag_added', 'form_submitted', 'appointment_booked']);
   for (const type of items) {
     for (const all of [false, true]) {
       const res = await create(automation({ trigger: instance(type, all) }));
@@ -60,7 +61,7 @@ test('every exit-condition type of the vocabulary is accepted; the vocabulary\'s
   const vocabulary = await read('condition-vocabulary');
   const caps = await read('capabilities');
   t.deepEqual(vocabulary.exit_conditions.map((x: { type: string }) => x.type), caps.exit_condition_types);
-  t.deepEqual(caps.exit_condition_types, ['replied', 'tag_added', 'stage_changed', 'condition']);
+  t.deepEqual(caps.exit_condition_types, ['replied', 'tag_added', 'stage_changed', 'condition', 'appointment_booked']);
   const res = await create(automation({ exit_conditions: vocabulary.exit_conditions.map((x: any) => instance(x, true)) }));
   t.is(res.status, 201, JSON.stringify(res.body));
   t.is((await activate(res.body.id)).status, 200);
@@ -68,22 +69,22 @@ test('every exit-condition type of the vocabulary is accepted; the vocabulary\'s
 
 test.serial('a trigger or exit type added by an area\'s row is offered and accepted; removed, neither', async (t) => {
   t.is((await create(automation({ trigger: { type: 'review_left', location_id: acme.ids.north } }))).status, 400);
-  t.is((await create(automation({ exit_conditions: [{ type: 'appointment_booked' }] }))).status, 400);
+  t.is((await create(automation({ exit_conditions: [{ type: 'review_left' }] }))).status, 400);
   await rows(app, `insert into app_private.sequence_trigger_types (type, area, description, fields, position)
     values ('review_left', 'reviews', 'The contact left a review.', '{"location_id": {"type": "uuid", "required": true}}', 4)`);
   await rows(app, `insert into app_private.sequence_exit_types (type, area, description, fields, position)
-    values ('appointment_booked', 'appointments', 'The contact booked.', '{"location_id": {"type": "uuid"}}', 5)`);
+    values ('review_left', 'reviews', 'The contact left a review.', '{"location_id": {"type": "uuid"}}', 6)`);
   try {
     t.true((await read('triggers')).items.some((i: { type: string }) => i.type === 'review_left'));
-    t.true((await read('capabilities')).exit_condition_types.includes('appointment_booked'));
+    t.true((await read('capabilities')).exit_condition_types.includes('review_left'));
     const res = await create(automation({ trigger: { type: 'review_left', location_id: acme.ids.north },
-      exit_conditions: [{ type: 'appointment_booked' }, { type: 'appointment_booked', location_id: acme.ids.north }] }));
+      exit_conditions: [{ type: 'review_left' }, { type: 'review_left', location_id: acme.ids.north }] }));
     t.is(res.status, 201, JSON.stringify(res.body));
     t.is((await create(automation({ trigger: { type: 'review_left' } }))).status, 400);
     t.is((await create(automation({ trigger: { type: 'review_left', location_id: 'nope' } }))).status, 400);
   } finally {
     await rows(app, `delete from app_private.sequence_trigger_types where type = 'review_left'`);
-    await rows(app, `delete from app_private.sequence_exit_types where type = 'appointment_booked'`);
+    await rows(app, `delete from app_private.sequence_exit_types where type = 'review_left'`);
   }
   t.false((await read('triggers')).items.some((i: { type: string }) => i.type === 'review_left'));
   t.is((await create(automation({ trigger: { type: 'review_left', location_id: acme.ids.north } }))).status, 400);
