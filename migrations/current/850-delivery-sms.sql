@@ -199,14 +199,21 @@ create index if not exists outgoing_messages_by_id on app_private.outgoing_messa
 
 -- An inbound SMS from the provider's webhook: the number's owner (404 unknown_number, 409
 -- number_ambiguous), then exactly what `svc admin inbound sms` runs.
-create or replace function app_hidden.delivery_inbound_sms(to_number text, from_number text, body text, provider_id text)
+drop function if exists app_hidden.delivery_inbound_sms(text, text, text, text);
+create or replace function app_hidden.delivery_inbound_sms(to_number text, from_number text, body text, provider_id text,
+  owner_check boolean)
 returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
   result jsonb;
 begin
-  perform app_hidden.number_owner(to_number);
+  -- the webhook: a number two organizations share is refused (409 number_ambiguous), not guessed;
+  -- `svc admin inbound sms` (owner_check false) keeps the conversations area's rule, the first
+  -- organization that took the number
+  if owner_check then
+    perform app_hidden.number_owner(to_number);
+  end if;
   -- one delivery of a message at a time: a retry racing the first waits, then finds it recorded
   if provider_id is not null then
     perform pg_advisory_xact_lock(hashtextextended('inbound-sms|' || provider_id, 0));
@@ -218,9 +225,9 @@ begin
   end if;
   return result;
 end $$;
-comment on function app_hidden.delivery_inbound_sms(text, text, text, text) is
+comment on function app_hidden.delivery_inbound_sms(text, text, text, text, boolean) is
   'An inbound SMS from the provider''s webhook, through conversations_inbound_sms (idempotent on the provider id).';
-revoke execute on function app_hidden.delivery_inbound_sms(text, text, text, text) from public;
-grant execute on function app_hidden.delivery_inbound_sms(text, text, text, text) to svc_request;
+revoke execute on function app_hidden.delivery_inbound_sms(text, text, text, text, boolean) from public;
+grant execute on function app_hidden.delivery_inbound_sms(text, text, text, text, boolean) to svc_request;
 
 reset role;

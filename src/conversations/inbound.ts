@@ -39,8 +39,8 @@ export async function inboundSms(pool: pg.Pool, m: InboundSms): Promise<Record<s
   const from = phone(m.from, '--from');
   const body = required(m.body, '--body');
   return asAdmin(async () => (await pool.query(
-    // the delivery area's entry (850-…): the number's owner, then this area's function; the same path as the webhook
-    'select app_hidden.delivery_inbound_sms($1, $2, $3, $4) as result', [to, from, body, m.providerId ?? null])).rows[0].result);
+    // the delivery area's entry (850-…), the webhook's path: this area's function, then the replied exit
+    'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, false) as result', [to, from, body, m.providerId ?? null])).rows[0].result);
 }
 
 /** An email arrives (a reply to a message the service sent when inReplyTo names it): {conversation_id, message_id, contact_id, …}. */

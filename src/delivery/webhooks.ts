@@ -84,7 +84,7 @@ export const webhookPages: PublicPage[] = [{
     const parsed = InboundSms.safeParse(await verifiedForm(req));
     if (!parsed.success) throw fromZod(parsed.error, 'body');
     const { MessageSid, From, To, Body } = parsed.data;
-    await publicStatement(pool, 'select app_hidden.delivery_inbound_sms($1, $2, $3, $4) as result', [To, From, Body, MessageSid]);
+    await publicStatement(pool, 'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, true) as result', [To, From, Body, MessageSid]);
     // the answer (a keyword's, the AI's) leaves through our own queue, not this response
     res.status(200).type('text/xml').send(emptyTwiml);
   },
