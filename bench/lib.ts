@@ -144,7 +144,7 @@ export interface ClosedLoop { rps: number; p50: number; p95: number; p99: number
  */
 export async function closedLoop(opts: {
   url: string; key: string; connections: number; seconds: number; method?: string;
-  next: () => { path: string; body?: string };
+  next: () => { path: string; body?: string; headers?: Record<string, string> };
 }): Promise<ClosedLoop> {
   const latencies: number[] = [];
   let errors = 0;
@@ -156,7 +156,10 @@ export async function closedLoop(opts: {
       headers: { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json' },
       requests: [{
         method: (opts.method ?? 'GET') as autocannon.Request['method'],
-        setupRequest: (req: autocannon.Request) => { const r = opts.next(); return { ...req, path: r.path, body: r.body }; },
+        setupRequest: (req: autocannon.Request) => {
+          const r = opts.next();
+          return { ...req, path: r.path, body: r.body, ...(r.headers ? { headers: { ...req.headers, ...r.headers } } : {}) };
+        },
       }],
     }, (err, res) => (err ? reject(err) : resolve(res)));
     instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {

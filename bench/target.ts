@@ -7,7 +7,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
 import { AREAS } from '../src/areas.ts';
-import { operationsOf } from '../src/registry/area.ts';
+import { operationsOf, pagesOf } from '../src/registry/area.ts';
 
 const operations = operationsOf(AREAS);
 import { listen } from '../src/server.ts';
@@ -23,7 +23,7 @@ if (kind === 'svc' || kind === 'svc-limited') {
   // The limited target counts every request against a limit it never reaches, so the
   // difference between the two is the limiter's own cost.
   const limiter = kind === 'svc-limited' ? new RateLimiter({ limit: 1e9, store: postgresWindowStore(pool) }) : undefined;
-  app = createApp({ pool, config: loadConfig(), operations, limiter });
+  app = createApp({ pool, config: loadConfig(), operations, pages: pagesOf(AREAS), limiter });
 } else {
   const pool = new pg.Pool({ connectionString: ownerUrl, max: POOL });
   app = express();

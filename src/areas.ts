@@ -8,8 +8,9 @@ import { broadcasts } from './broadcasts/index.ts';
 import { calls } from './calls/index.ts';
 import { contacts } from './contacts/index.ts';
 import { conversations } from './conversations/index.ts';
+import { delivery } from './delivery/area.ts';
 import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
 import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, delivery];

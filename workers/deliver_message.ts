@@ -13,7 +13,7 @@
 // recognise the duplicate.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import type { OutgoingMessage, Transports } from '../src/delivery/index.ts';
+import { isPermanentDeliveryError, type OutgoingMessage, type Transports } from '../src/delivery/index.ts';
 
 const Payload = z.object({ organization_id: z.uuid(), message_id: z.uuid() });
 
@@ -31,7 +31,11 @@ export function deliverMessage(transports: Transports): Task {
                 for update`, [organization_id, message_id]);
           // Gone (its organization was deleted) or already delivered: nothing to do.
           if (message && message.status !== 'sent') {
-            await transports[message.channel].send(message, client);
+            const accepted = await transports[message.channel].send(message, client);
+            // the provider's id (Twilio's SID): its status callbacks name the message by it
+            if (accepted?.providerId) {
+              await client.query('select app_private.delivery_set_provider_id($1, $2, $3)', [organization_id, message_id, accepted.providerId]);
+            }
             await client.query(
               `update app_private.outgoing_messages set status = 'sent', sent_at = now(), error = null
                 where organization_id = $1 and id = $2`, [organization_id, message_id]);
@@ -44,14 +48,20 @@ export function deliverMessage(transports: Transports): Task {
       });
     } catch (e) {
       // Kept for operators; graphile-worker retries with backoff until max_attempts, after which
-      // the message is marked failed.
-      const last = helpers.job.attempts >= helpers.job.max_attempts;
+      // the message is marked failed. A permanent refusal (an SMTP 5xx) fails it now: sending
+      // again cannot change the answer, so the job ends without a retry.
+      const permanent = isPermanentDeliveryError(e);
+      const last = permanent || helpers.job.attempts >= helpers.job.max_attempts;
       await helpers.query(
         `update app_private.outgoing_messages
             set error = $3, status = case when $4 then 'failed' else status end
           where organization_id = $1 and id = $2 and status <> 'sent'`,
         [organization_id, message_id, String((e as Error)?.message ?? e).slice(0, 1000), last],
       ).catch((recordError: Error) => helpers.logger.error(`could not record the delivery error: ${recordError.message}`));
+      if (permanent) {
+        helpers.logger.warn(`message ${message_id} refused for good: ${String((e as Error).message).slice(0, 200)}`);
+        return;
+      }
       throw e;
     }
   };

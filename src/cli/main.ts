@@ -19,6 +19,7 @@ import {
 import { createAnalyst, revokeAnalyst } from '../admin/analysts.ts';
 import { describeSeed, seedDemo } from '../seed/demo.ts';
 import { inboundEmail, inboundSms } from '../conversations/inbound.ts';
+import { adminDelivery } from '../delivery/admin.ts';
 
 class UsageError extends Error {}
 
@@ -45,6 +46,7 @@ const USAGE = `usage: svc <command>
   admin jobs drain [--timeout S]      run every background job due now, then exit
   admin inbound sms --to E164 --from E164 --body TEXT
   admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID]
+  admin delivery --message-id ID --event delivered|bounced|failed|complained [--bounce hard|soft] [--reason TEXT]
   admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
   seed demo                          create the demo organization and print its keys`;
 
@@ -102,7 +104,9 @@ function untilSignal(stop: () => Promise<void>): void {
 
 async function admin(argv: string[]): Promise<void> {
   const [group, sub, ...rest] = argv;
-  switch (`${group} ${group === 'apply' || group === 'role-access' || group === 'outbox' ? '' : sub}`.trim()) {
+  // `admin delivery` has no sub-command: its flags start right after it
+  if (group === 'delivery') rest.unshift(...(sub === undefined ? [] : [sub]));
+  switch (`${group} ${group === 'apply' || group === 'role-access' || group === 'outbox' || group === 'delivery' ? '' : sub}`.trim()) {
     case 'apply': {
       const { positionals } = args(argv.slice(1), {}, true);
       const json = await readJson(positionals[0]);
@@ -169,6 +173,11 @@ async function admin(argv: string[]): Promise<void> {
         'in-reply-to': { type: 'string' },
       });
       return withOwner(async (pool) => print(await inboundEmail(pool, { ...values, inReplyTo: values['in-reply-to'] })));
+    }
+    case 'delivery': {
+      const { values } = args(rest, { 'message-id': { type: 'string' }, event: { type: 'string' }, bounce: { type: 'string' }, reason: { type: 'string' } });
+      return withOwner(async (pool) => print(await adminDelivery(pool,
+        { messageId: values['message-id'], event: values.event, bounce: values.bounce, reason: values.reason })));
     }
     case 'form submit': {
       const { values } = args(rest, { form: { type: 'string' }, payload: { type: 'string' }, 'elapsed-ms': { type: 'string' } });

@@ -39,7 +39,8 @@ export async function inboundSms(pool: pg.Pool, m: InboundSms): Promise<Record<s
   const from = phone(m.from, '--from');
   const body = required(m.body, '--body');
   return asAdmin(async () => (await pool.query(
-    'select app_private.conversations_inbound_sms($1, $2, $3, $4) as result', [to, from, body, m.providerId ?? null])).rows[0].result);
+    // the delivery area's entry (850-…), the webhook's path: this area's function, then the replied exit
+    'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, false) as result', [to, from, body, m.providerId ?? null])).rows[0].result);
 }
 
 /** An email arrives (a reply to a message the service sent when inReplyTo names it): {conversation_id, message_id, contact_id, …}. */
@@ -48,6 +49,7 @@ export async function inboundEmail(pool: pg.Pool, m: InboundEmail): Promise<Reco
   const from = required(m.from, '--from');
   const body = required(m.body, '--body');
   return asAdmin(async () => (await pool.query(
-    'select app_private.conversations_inbound_email($1, $2, $3, $4, $5, $6) as result',
+    // the delivery area's entry (851-…): reply+TOKEN addresses too, the same path as its webhook
+    'select app_hidden.delivery_inbound_email($1, $2, $3, $4, $5, $6, false) as result',
     [to, from, m.subject ?? null, body, m.inReplyTo ?? null, m.providerId ?? null])).rows[0].result);
 }

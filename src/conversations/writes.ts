@@ -47,14 +47,17 @@ async function deliver(tx: Tx, config: Config, answer: SendAnswer): Promise<z.in
   const { outgoing, ...sent } = answer;
   if (!outgoing) return sent;
   let error: string | null = null;
+  let providerId: string | null = null;
   try {
     // only the sink writes with the transaction, and the sink is handled in SQL
-    await transports(config)[outgoing.channel].send(outgoing, undefined as never);
+    providerId = (await transports(config)[outgoing.channel].send(outgoing, undefined as never))?.providerId ?? null;
   } catch (e) {
     error = String((e as Error)?.message ?? e).slice(0, 500);
   }
   try {
     await tx.query(sql`select app_hidden.conversation_message_record(${outgoing.id}::uuid, ${error}::text)`);
+    // the provider's id (Twilio's SID), which its status callbacks name (src/delivery/webhooks.ts)
+    if (providerId) await tx.query(sql`select app_hidden.delivery_note_provider_id(${outgoing.id}::uuid, ${providerId}::text)`);
   } catch {
     // not a conflict to retry: the transport may have taken the message
     throw new ApiError(500, 'internal_error', 'The message was handed to the transport but its outcome could not be recorded; '

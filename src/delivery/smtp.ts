@@ -1,28 +1,63 @@
 // Email over SMTP (EMAIL_TRANSPORT=smtp://user:pass@host:port or smtps://…), through nodemailer.
+// Every message carries (src/delivery/email_headers.ts): a Message-ID on the sending domain,
+// stable per message; Reply-To reply+TOKEN@ the sending domain, which routes an answer back to
+// the conversation (src/delivery/inbound_email.ts); the headers it was built with (the RFC 8058
+// one-click unsubscribe pair on sequence and broadcast mail); and for HTML a plain-text part
+// beside it. A temporary refusal (SMTP 4xx, or the connection failing) is retried here with
+// backoff, then thrown for the job to retry later; a permanent one (5xx) is a
+// PermanentDeliveryError: the message fails with the server's reason and is never retried.
 import nodemailer from 'nodemailer';
 import type { Transport } from './transport.ts';
+import { PermanentDeliveryError } from './transport.ts';
+import { emailEnvelopeHeaders, htmlToText } from './email_headers.ts';
 
-export function smtpTransport(url: string): Transport {
-  // One connection per message (no pool): nothing outlives a stopped worker. The timeouts bound
-  // how long a delivery can hold up a graceful shutdown; the URL's own query options win.
+export interface SmtpOptions {
+  /** The waits before each retry of a temporary refusal within one delivery (ms). */
+  retryDelaysMs?: readonly number[];
+}
+
+/** The SMTP reply code of a nodemailer error, if the server answered one. */
+const responseCode = (e: unknown): number | undefined => {
+  const code = (e as { responseCode?: unknown })?.responseCode;
+  return typeof code === 'number' ? code : undefined;
+};
+
+export function smtpTransport(url: string, options: SmtpOptions = {}): Transport {
+  const delays = options.retryDelaysMs ?? [500, 2000];
+  // One connection per message by default: nothing outlives a stopped worker. `?pool=true`
+  // (and `maxConnections=N`) on the URL keeps nodemailer's pool of connections instead, for
+  // throughput (bench/delivery.ts); an idle pooled connection closes after socketTimeout. The
+  // timeouts bound how long a delivery can hold up a graceful shutdown; the URL's own query
+  // options win.
   const mailer = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
   return {
     name: 'smtp',
+    close: () => mailer.close(),
     async send(m) {
-      const domain = m.sender?.split('@')[1] || 'localhost';
-      // Headers the message was built with (meta.headers: List-Unsubscribe and
-      // List-Unsubscribe-Post on sequence mail); Message-ID is nodemailer's messageId below.
-      const { 'Message-ID': _messageId, ...headers } = (m.meta?.headers ?? {}) as Record<string, string>;
-      await mailer.sendMail({
+      const { messageId, headers } = emailEnvelopeHeaders(m);
+      const html = m.meta?.html === true;
+      const mail = {
         from: m.sender ?? undefined,
         to: m.recipient,
         subject: m.subject ?? '',
-        ...(m.meta?.html === true ? { html: m.body } : { text: m.body }),
+        ...(html ? { html: m.body, text: htmlToText(m.body) } : { text: m.body }),
         headers,
         // Stable per message: if a retry sends it again (see workers/deliver_message.ts), the
         // receiving side can recognise the duplicate.
-        messageId: `<${m.id}@${domain}>`,
-      });
+        messageId,
+      };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await mailer.sendMail(mail);
+          return;
+        } catch (e) {
+          const code = responseCode(e);
+          const reason = String((e as Error)?.message ?? e).slice(0, 500);
+          if (code !== undefined && code >= 500) throw new PermanentDeliveryError(`SMTP ${code}: ${reason}`);
+          if (attempt >= delays.length) throw new Error(`SMTP temporary failure${code ? ` ${code}` : ''} after ${attempt + 1} attempts: ${reason}`);
+          await new Promise((r) => setTimeout(r, delays[attempt]));
+        }
+      }
     },
   };
 }

@@ -18,9 +18,22 @@ export interface Transport {
   readonly name: string;
   /**
    * Hands one message over and resolves once it was accepted; throws otherwise. `tx` is the
-   * delivering transaction, which marks the message sent right after and commits.
+   * delivering transaction, which marks the message sent right after and commits. A provider that
+   * names the message (Twilio's SID) answers its id, kept as the message's provider_id.
    */
-  send(message: OutgoingMessage, tx: pg.ClientBase): Promise<void>;
+  send(message: OutgoingMessage, tx: pg.ClientBase): Promise<void | { providerId?: string }>;
+  /** Closes what the transport keeps open (an SMTP pool), if anything. */
+  close?(): void;
 }
 
 export type Transports = Record<OutgoingMessage['channel'], Transport>;
+
+/**
+ * A refusal that sending again cannot change (an SMTP 5xx: no such mailbox, rejected as spam):
+ * the message is marked failed with this reason at once, never retried.
+ */
+export class PermanentDeliveryError extends Error {
+  readonly permanent = true;
+}
+
+export const isPermanentDeliveryError = (e: unknown): boolean => (e as { permanent?: unknown })?.permanent === true;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { sql } from '../db/sql.ts';
+import { emailDeliveryReported } from '../delivery/index.ts';
 import { defineOperation, type AnyOperation } from '../registry/operation.ts';
 import { Email, Page, paging, result, timestamp, uuid } from '../platform/schemas.ts';
 import { Enrollment, EnrollmentStatus } from './enrollment-schema.ts';
@@ -181,9 +182,9 @@ const Analytics = z.object({
     + 'unknown); not_applicable: the sequence sends no email'),
 });
 
-/** Whether the email transport reports delivery: the sink does (every message delivered); plain SMTP does not. */
+/** Whether the email transport reports delivery: the sink does (every message delivered), a provider with its events webhook does; plain SMTP does not. */
 export const emailDeliveryReporting = (config: Pick<Config, 'emailTransport'>): 'supported' | 'unsupported' =>
-  (config.emailTransport === 'sink' ? 'supported' : 'unsupported');
+  (emailDeliveryReported(config.emailTransport) ? 'supported' : 'unsupported');
 
 export const sequencesAnalytics = defineOperation({
   operationId: 'sequences_analytics',

@@ -40,7 +40,11 @@ export function sequenceStep(deps: TaskDeps): Task {
       const message = claim.message;
       let error: string | null = null;
       try {
-        await deps.transports[message.channel].send(message, client);
+        const accepted = await deps.transports[message.channel].send(message, client);
+        // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts)
+        if (accepted?.providerId) {
+          await client.query('select app_private.delivery_set_provider_id($1, $2, $3)', [organization_id, message.id, accepted.providerId]);
+        }
       } catch (e) {
         error = String((e as Error)?.message ?? e).slice(0, 1000);
         helpers.logger.warn(`sequence message ${message.id} refused by the ${message.channel} transport: ${error}`);

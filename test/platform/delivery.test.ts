@@ -89,16 +89,16 @@ test.serial('EMAIL_TRANSPORT=smtp://… delivers through SMTP with the right env
   }
 });
 
-test.serial('a recipient the SMTP server refuses leaves the message queued with the error, for the retry', async (t) => {
+test.serial('a recipient the SMTP server refuses for good (5xx) fails the message with the reason, never retried', async (t) => {
   const smtp = await smtpServer();
   try {
     const id = await queueMessage(db, a.keys.org!, { channel: 'email', recipient: 'nobody@rejected.example', subject: 'Hi', body: 'Hello' });
     await runJobs(db, createTransports({ emailTransport: smtp.url, smsTransport: 'sink' }));
     t.is(smtp.received.length, 0);
     const row = await messageRow(db, id);
-    t.is(row?.status, 'queued');
+    t.is(row?.status, 'failed');
     t.regex(row?.error ?? '', /550/);
-    t.like((await jobsFor(db, id))[0], { attempts: 1, locked_at: null });
+    t.deepEqual(await jobsFor(db, id), [], 'the job is done: no retry');
   } finally {
     await smtp.close();
   }
@@ -144,7 +144,7 @@ test('transport settings: sink, SMTP and HTTP URLs are accepted; anything else i
     ['smtp', 'sink', /^EMAIL_TRANSPORT must be "sink" or an smtp:\/\/ or smtps:\/\/ URL, got "smtp"$/],
     ['https://mail.example', 'sink', /^EMAIL_TRANSPORT/],
     ['ftp://mailer:hunter2@mail.example', 'sink', /got "ftp:\/\/mailer:\*\*\*@mail\.example\/"$/],
-    ['sink', 'SINK', /^SMS_TRANSPORT must be "sink" or an http:\/\/ or https:\/\/ provider URL, got "SINK"$/],
+    ['sink', 'SINK', /^SMS_TRANSPORT must be "sink", twilio:\/\/SID:TOKEN@HOST or an http:\/\/ or https:\/\/ provider URL, got "SINK"$/],
     ['sink', 'smtp://127.0.0.1:25', /^SMS_TRANSPORT/],
   ] as const) {
     t.throws(() => createTransports({ emailTransport, smsTransport }), { message: pattern });

@@ -25,9 +25,10 @@ for (const file of [...sources('src'), ...sources('workers')]) {
   graph.set(file, specs);
 }
 
-const areaFolders = AREAS.map((a) => `src/${a.name}/`);
 const SHARED = ['src/platform/', 'src/registry/', 'src/http/', 'src/mcp/', 'src/graphql/', 'src/db/', 'src/auth/',
   'src/delivery/', 'src/admin/', 'workers/', 'src/config.ts', 'src/log.ts'];
+// src/delivery/ is both: the transports every area sends through, and an area with the providers' webhooks
+const areaFolders = AREAS.map((a) => `src/${a.name}/`).filter((f) => !SHARED.includes(f));
 const ROOTS = ['src/server.ts', 'src/worker.ts', 'src/cli/', 'src/seed/', 'src/areas.ts'];
 
 const isFolder = (path: string) => statSync(join(root, path), { throwIfNoEntry: false })?.isDirectory() ?? false;

@@ -203,7 +203,7 @@ test.serial('on SIGTERM, a delivery that fails goes back to the queue, unlocked,
 test.serial('svc worker refuses an unsupported transport with one line, without echoing a password', async (t) => {
   for (const [name, value, pattern] of [
     ['EMAIL_TRANSPORT', 'ftp://mailer:hunter2@mail.example', /EMAIL_TRANSPORT must be "sink" or an smtp:\/\/ or smtps:\/\/ URL/],
-    ['SMS_TRANSPORT', 'carrier-pigeon', /SMS_TRANSPORT must be "sink" or an http:\/\/ or https:\/\/ provider URL/],
+    ['SMS_TRANSPORT', 'carrier-pigeon', /SMS_TRANSPORT must be "sink", twilio:\/\/SID:TOKEN@HOST or an http:\/\/ or https:\/\/ provider URL/],
   ] as const) {
     const r = await svc(['worker'], { databaseUrl: db.ownerUrl, env: { [name]: value } });
     t.not(r.code, 0);

@@ -40,9 +40,10 @@ test('List-Unsubscribe, List-Unsubscribe-Post and Message-ID go out with the mai
     t.regex(headers, new RegExp(`^Message-ID: <${run.message_id}@acme\\.example>$`, 'm'));
     t.regex(headers, /^List-Unsubscribe: <http[^>]+\/unsubscribe\/[A-Za-z0-9_-]{40,}>$/m);
     t.regex(headers, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
-    t.regex(headers, /^Content-Type: text\/html/m);
+    t.regex(headers, /^Content-Type: multipart\/alternative/m, 'the HTML with a plain-text part beside it');
     t.regex(headers, /^Subject: Hi Ann$/m);
-    t.true(body.includes('<p>Hello Ann Lee</p>'));
+    t.true(received[0]!.includes('<p>Hello Ann Lee</p>'), 'the HTML part');
+    t.regex(received[0]!, /Content-Type: text\/plain[\s\S]*Hello Ann Lee/, 'the plain-text part');
     t.deepEqual(await outbox(db, org), [], 'a real transport does not write the sink');
   } finally {
     await new Promise<void>((r) => server.close(() => r()));

@@ -1,0 +1,222 @@
+// Email coming back (issue: Delivery): the inbound MIME webhook (signed with an HMAC of the
+// body; replies found by In-Reply-To, References or reply+TOKEN; auto-replies recorded but not
+// replies; once per Message-ID), the delivery events webhook (delivered, soft and hard bounces,
+// complaints; once per event id; a hard bounce or complaint suppresses), `svc admin delivery`
+// and `svc admin inbound email` on the same paths, the enrollment's events in order and analytics.
+import test from 'ava';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import { acmeFixture } from '../helpers/fixtures.ts';
+import { runJobs } from '../helpers/messages.ts';
+import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
+import type { Applied } from '../../src/admin/fixture.ts';
+import { inboundEmail } from '../../src/conversations/inbound.ts';
+import { svc } from '../helpers/cli.ts';
+import { adminDelivery } from '../../src/delivery/admin.ts';
+import { emailDeliveryReported, replyAddress, type Transports } from '../../src/delivery/index.ts';
+import { sinkTransport } from '../../src/delivery/sink.ts';
+import { signBody } from '../../src/delivery/signed_body.ts';
+import { insertSendSchedule, insertSequence } from '../sequences/helpers.ts';
+import { enroll, enrollment, events } from '../sequences/engine-helpers.ts';
+
+const SECRET = 'email-webhook-secret';
+process.env.EMAIL_WEBHOOK_SECRET = SECRET;
+
+/** A provider that accepts every email and reports later (no sink: nothing is delivered by itself). */
+const provider: Transports = { email: { name: 'provider', async send() { /* accepted */ } }, sms: sinkTransport };
+
+let app: TestApp;
+let acme: Applied;
+let other: Applied;
+let seq: string;
+test.before(async () => {
+  ({ app, tenant: acme } = await startWithTenant(acmeFixture()));
+  other = await app.apply({ ...acmeFixture('Other Co'), organization: { ...acmeFixture('Other Co').organization,
+    sending_email_domain: 'other.example', default_sms_number: '+15550009990' },
+  locations: acmeFixture('Other Co').locations.map((l, i) => ({ ...l, sms_number: `+1555000999${i + 1}` })) });
+  await insertSendSchedule(app.db, acme.organization_id);
+  seq = await insertSequence(app.db, acme.organization_id, { exit_conditions: [{ type: 'replied' }], steps: [
+    { step_key: 'mail', type: 'email', subject: 'Your visit', body: 'How was it?' },
+    { step_key: 'later', type: 'email', subject: 'Again', body: 'Still there?', delay: { days: 2 } }] });
+});
+test.after.always(async () => { await app?.close(); });
+
+const orgs = () => [acme.organization_id, other.organization_id];
+
+/** Enrolls a contact and sends the first step through the provider: the enrollment and the message's id. */
+async function sent(contactId: string): Promise<{ enrollment: string; message: string }> {
+  await app.db.owner.query(`update app_public.enrollments set status = 'cancelled' where contact_id = $1 and status in ('active', 'paused')`, [contactId]);
+  const res = await enroll(app, acme.keys.org!, seq, { contact_id: contactId });
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  await runJobs(app.db, provider);
+  const { rows: [m] } = await app.db.owner.query(`select id from app_private.outgoing_messages where meta->>'enrollment_id' = $1`, [res.body.enrollment.id]);
+  return { enrollment: res.body.enrollment.id, message: m.id };
+}
+const typesOf = async (id: string) => (await events(app.db, id)).map((e) => e.type);
+
+const postEvents = (body: unknown, signature?: string | null) => {
+  const raw = JSON.stringify(body);
+  return app.request('POST', '/webhooks/email/events', { rawBody: raw, headers: signature === null ? {} : { 'x-svc-signature': signature ?? signBody(SECRET, raw) } });
+};
+const postMime = (raw: string, signature?: string | null) => app.request('POST', '/webhooks/email/inbound', { rawBody: raw,
+  headers: { 'content-type': 'message/rfc822', ...(signature === null ? {} : { 'x-svc-signature': signature ?? signBody(SECRET, raw) }) } });
+
+let mimeSeq = 0;
+function mime(h: { from?: string; to?: string; subject?: string; inReplyTo?: string; references?: string; extra?: string; body?: string; id?: string }) {
+  return [`From: ${h.from ?? 'Ann Lee <ann@example.com>'}`, `To: ${h.to ?? 'no-reply@acme.example'}`, `Subject: ${h.subject ?? 'Re: Your visit'}`,
+    `Message-ID: ${h.id ?? `<in-${Date.now()}-${++mimeSeq}@mail.example.com>`}`, 'Date: Tue, 24 Nov 2026 07:00:00 +0000', 'MIME-Version: 1.0',
+    ...(h.inReplyTo ? [`In-Reply-To: ${h.inReplyTo}`] : []), ...(h.references ? [`References: ${h.references}`] : []), ...(h.extra ? [h.extra] : []),
+    'Content-Type: text/plain; charset=utf-8', '', h.body ?? 'It was great, thanks!', ''].join('\r\n');
+}
+
+test.serial('delivery events: signed, once per id; delivered then a soft bounce, in order; bad or missing signature 403 and nothing recorded', async (t) => {
+  const { enrollment: eid, message } = await sent(acme.ids.ann!);
+  const body = { events: [{ id: `ev-${message}-1`, message_id: `<${message}@acme.example>`, type: 'delivered' }] };
+  for (const signature of [null, 'sha256=00', signBody('another-secret', JSON.stringify(body))]) {
+    await refusedWithoutWrites(t, app, acme.organization_id, 403, 'invalid_signature', () => postEvents(body, signature));
+  }
+  const res = await postEvents(body);
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(res.body.results[0], { known: true, recorded: true, type: 'delivered' });
+  const replay = await unchanged(t, app, orgs(), () => postEvents(body));
+  t.like(replay.body.results[0], { duplicate: true });
+  await postEvents({ id: `ev-${message}-2`, message_id: message, type: 'bounced', bounce: 'soft', reason: 'mailbox full' });
+  t.deepEqual(await typesOf(eid), ['enrolled', 'sent', 'delivered', 'bounced']);
+  t.is((await events(app.db, eid)).at(-1)!.reason, 'soft: mailbox full');
+  t.is((await enrollment(app.db, eid)).status, 'active', 'a soft bounce ends nothing');
+  const { rows } = await app.db.owner.query('select count(*)::int as n from app_public.email_suppressions where organization_id = $1 and email = $2',
+    [acme.organization_id, 'ann@example.com']);
+  t.is(rows[0].n, 0);
+  // the sequence's analytics count them; the events webhook is configured: delivery reporting supported
+  const analytics = await app.request('GET', `/api/v1/sequences/${seq}/analytics`, { key: acme.keys.org });
+  t.is(analytics.status, 200, JSON.stringify(analytics.body));
+  t.is(analytics.body.email_delivery_reporting, 'supported');
+  t.like(analytics.body.steps[0], { step_key: 'mail', delivered: 1, bounced: 1 });
+  // malformed: 400, nothing recorded
+  for (const bad of [{ id: 'x', message_id: message, type: 'opened' }, { id: 'x', message_id: 'nope', type: 'delivered' },
+    { id: 'x', message_id: message, type: 'bounced' }, { events: [] }, { id: '', message_id: message, type: 'delivered' }]) {
+    const r = await unchanged(t, app, orgs(), () => postEvents(bad));
+    t.is(r.status, 400, JSON.stringify(bad));
+  }
+  const unknown = await unchanged(t, app, orgs(), () => postEvents({ id: 'ev-unknown', message_id: '00000000-0000-4000-8000-000000000000', type: 'delivered' }));
+  t.like(unknown.body.results[0], { known: false, recorded: false });
+});
+
+test('email_delivery_reporting: supported with the sink or the events webhook, unsupported for plain SMTP', (t) => {
+  t.true(emailDeliveryReported('sink', {}));
+  t.true(emailDeliveryReported('smtp://mail.example', { EMAIL_WEBHOOK_SECRET: 's' }));
+  t.false(emailDeliveryReported('smtp://mail.example', {}));
+});
+
+test.serial('a hard bounce suppresses the address and fails the enrollment; a complaint suppresses and cancels', async (t) => {
+  const bob = await sent(acme.ids.bob!);
+  const res = await postEvents({ id: `hb-${bob.message}`, message_id: bob.message, type: 'bounced', bounce: 'hard', reason: '550 5.1.1 unknown user' });
+  t.like(res.body.results[0], { recorded: true, suppressed: true });
+  t.like(await enrollment(app.db, bob.enrollment), { status: 'failed', end_reason: 'hard_bounce' });
+  t.deepEqual(await typesOf(bob.enrollment), ['enrolled', 'sent', 'bounced', 'failed']);
+  const { rows: [s] } = await app.db.owner.query('select source, contact_id from app_public.email_suppressions where organization_id = $1 and email = $2',
+    [acme.organization_id, 'bob@example.com']);
+  t.deepEqual(s, { source: 'bounce', contact_id: acme.ids.bob });
+  const cy = await sent(acme.ids.cy!);
+  await postEvents({ id: `c-${cy.message}`, message_id: cy.message, type: 'complained' });
+  t.is((await enrollment(app.db, cy.enrollment)).status, 'cancelled');
+  const { rows: [c] } = await app.db.owner.query('select source from app_public.email_suppressions where organization_id = $1 and email = $2',
+    [acme.organization_id, 'cy@example.com']);
+  t.is(c.source, 'complaint');
+  // the other organization's contacts with those addresses are untouched
+  const { rows: [o] } = await app.db.owner.query('select count(*)::int as n from app_public.email_suppressions where organization_id = $1', [other.organization_id]);
+  t.is(o.n, 0);
+});
+
+test.serial('svc admin delivery takes the same path: once per event; refusals name the flag', async (t) => {
+  const ann = await sent(acme.ids.ann!);
+  t.like(await adminDelivery(app.db.owner, { messageId: ann.message, event: 'delivered' }), { recorded: true, type: 'delivered' });
+  t.like(await adminDelivery(app.db.owner, { messageId: ann.message, event: 'delivered' }), { duplicate: true });
+  t.like(await adminDelivery(app.db.owner, { messageId: ann.message, event: 'bounced', bounce: 'soft' }), { recorded: true });
+  t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent', 'delivered', 'bounced']);
+  for (const [input, message] of [[{ messageId: 'x', event: 'delivered' }, /--message-id/], [{ messageId: ann.message, event: 'opened' }, /--event/],
+    [{ messageId: ann.message, event: 'delivered', bounce: 'hard' }, /--bounce goes with/],
+    [{ messageId: '00000000-0000-4000-8000-000000000000', event: 'delivered' }, /No message/]] as const) {
+    await unchanged(t, app, orgs(), () => t.throwsAsync(adminDelivery(app.db.owner, input), { message }));
+  }
+});
+
+test.serial('an inbound reply by In-Reply-To continues the thread and ends the enrollment (replied exit), once per Message-ID', async (t) => {
+  const ann = await sent(acme.ids.ann!);
+  const raw = mime({ inReplyTo: `<${ann.message}@acme.example>` });
+  for (const signature of [null, 'sha256=abc', signBody('wrong', raw)]) {
+    await refusedWithoutWrites(t, app, acme.organization_id, 403, 'invalid_signature', () => postMime(raw, signature));
+  }
+  const res = await postMime(raw);
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(res.body, { organization_id: acme.organization_id, contact_id: acme.ids.ann, auto_reply: false });
+  t.like(await enrollment(app.db, ann.enrollment), { status: 'completed', end_reason: 'exit_condition:replied' });
+  const types = await typesOf(ann.enrollment);
+  t.deepEqual(types, ['enrolled', 'sent', 'replied', 'completed']);
+  // the same email delivered three times at once, later: still once
+  const racing = await Promise.all([1, 2, 3].map(() => postMime(raw)));
+  t.deepEqual(racing.map((r) => r.body.message_id), [res.body.message_id, res.body.message_id, res.body.message_id]);
+  const again = await unchanged(t, app, orgs(), () => postMime(raw));
+  t.like(again.body, { duplicate: true, message_id: res.body.message_id });
+  const { rows: [m] } = await app.db.owner.query('select body, direction from app_public.conversation_messages where id = $1', [res.body.message_id]);
+  t.deepEqual(m, { body: 'It was great, thanks!', direction: 'inbound' });
+});
+
+test.serial('a reply found by References alone, or by the reply+TOKEN address alone', async (t) => {
+  const byRefs = await sent(acme.ids.ann!);
+  await postMime(mime({ references: `<unrelated@mail.example.com> <${byRefs.message}@acme.example>`, subject: 'hello' }));
+  t.true((await typesOf(byRefs.enrollment)).includes('replied'));
+  const byToken = await sent(acme.ids.ann!);
+  const res = await postMime(mime({ to: replyAddress(byToken.message, 'acme.example'), subject: 'no threading headers' }));
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.true((await typesOf(byToken.enrollment)).includes('replied'));
+  const { rows: [cv] } = await app.db.owner.query('select business_address from app_public.conversations where id = $1', [res.body.conversation_id]);
+  t.is(cv.business_address, 'no-reply@acme.example', 'the thread is at the address the message came from');
+  // a token naming no message of ours: 404, nothing recorded
+  const none = await unchanged(t, app, orgs(), () => postMime(mime({ to: `reply+${'0'.repeat(32)}@acme.example` })));
+  t.is(none.status, 404);
+});
+
+test.serial('auto-replies are recorded on the message but are not replies: no conversation message, no replied, no exit', async (t) => {
+  for (const extra of ['Auto-Submitted: auto-replied', 'X-Autoreply: yes', 'Precedence: auto_reply']) {
+    const ann = await sent(acme.ids.ann!);
+    const res = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, extra, body: 'I am away until Monday.' }));
+    t.is(res.status, 200, JSON.stringify(res.body));
+    t.like(res.body, { auto_reply: true, recorded: true, message_id: ann.message });
+    t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent'], extra);
+    t.is((await enrollment(app.db, ann.enrollment)).status, 'active');
+  }
+  const ann = await sent(acme.ids.ann!);
+  const ooo = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, subject: 'Out of Office: Your visit' }));
+  t.like(ooo.body, { auto_reply: true });
+  const { rows } = await app.db.owner.query(`select type from app_private.delivery_events where message_id = $1`, [ann.message]);
+  t.deepEqual(rows.map((r) => r.type), ['auto_replied']);
+  // Auto-Submitted: no is a person's message
+  const person = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, extra: 'Auto-Submitted: no' }));
+  t.like(person.body, { auto_reply: false });
+});
+
+test.serial('malformed MIME: no From, or no address at all, is 400 with nothing recorded', async (t) => {
+  for (const raw of ['this is not an email', mime({ from: 'nobody' }), 'Subject: only a subject\r\n\r\nhi']) {
+    const res = await unchanged(t, app, orgs(), () => postMime(raw));
+    t.is(res.status, 400, `${raw.slice(0, 30)}: ${JSON.stringify(res.body)}`);
+  }
+});
+
+test.serial('svc admin inbound email takes the same path: reply+TOKEN in --to is a reply', async (t) => {
+  const ann = await sent(acme.ids.ann!);
+  const r = await inboundEmail(app.db.owner, { to: replyAddress(ann.message, 'acme.example'), from: 'ann@example.com', body: 'Thanks!' });
+  t.like(r, { contact_id: acme.ids.ann, auto_reply: false });
+  t.like(await enrollment(app.db, ann.enrollment), { status: 'completed', end_reason: 'exit_condition:replied' });
+});
+
+test.serial('the real CLI: svc admin delivery prints what it recorded; a bad flag is one line on stderr and nothing is written', async (t) => {
+  const ann = await sent(acme.ids.ann!);
+  const r = await svc(['admin', 'delivery', '--message-id', ann.message, '--event', 'delivered'], { databaseUrl: app.db.ownerUrl });
+  t.is(r.code, 0, r.stderr);
+  t.like(JSON.parse(r.stdout), { recorded: true, type: 'delivered', message_id: ann.message });
+  const bad = await unchanged(t, app, orgs(), () => svc(['admin', 'delivery', '--message-id', ann.message, '--event', 'exploded'],
+    { databaseUrl: app.db.ownerUrl }));
+  t.not(bad.code, 0);
+  t.is(bad.stderr.trim().split('\n').length, 1);
+  t.regex(bad.stderr, /--event/);
+});

@@ -1,0 +1,296 @@
+// The Twilio-compatible SMS provider (issue: Delivery): messages leave through the Messages
+// resource of a local fake of Twilio's API and keep its SID; status callbacks and inbound SMS
+// come back signed with X-Twilio-Signature (valid, invalid, missing, replayed), each recorded
+// once; inbound SMS take the conversations area's path, keywords included; an opted-out number
+// gets nothing on any path.
+import test from 'ava';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import { acmeFixture } from '../helpers/fixtures.ts';
+import { runJobs } from '../helpers/messages.ts';
+import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
+import type { Applied } from '../../src/admin/fixture.ts';
+import { createTransports, type Transports } from '../../src/delivery/index.ts';
+import { sinkTransport } from '../../src/delivery/sink.ts';
+import { parseTwilioSetting, twilioSignature, twilioSignatureValid } from '../../src/delivery/twilio.ts';
+import { insertSendSchedule, insertSequence } from '../sequences/helpers.ts';
+import { enroll, events, stepRuns } from '../sequences/engine-helpers.ts';
+
+const SID = 'ACfake0000000000000000000000000001';
+const TOKEN = 'twilio-test-token';
+process.env.TWILIO_AUTH_TOKEN = TOKEN;
+delete process.env.SVC_BASE_URL;
+
+// --- the fake of Twilio's Messages resource ---------------------------------------------------
+interface FakeRequest { path: string; authorization: string | undefined; form: Record<string, string> }
+const received: FakeRequest[] = [];
+let fakeStatus = 201;
+let sidCounter = 0;
+const fake = createServer(async (req: IncomingMessage, res) => {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  const form = Object.fromEntries(new URLSearchParams(text));
+  received.push({ path: req.url!, authorization: req.headers.authorization, form });
+  const auth = `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`;
+  res.setHeader('content-type', 'application/json');
+  if (req.headers.authorization !== auth) {
+    res.statusCode = 401;
+    res.end(JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }));
+    return;
+  }
+  if (fakeStatus !== 201) {
+    res.statusCode = fakeStatus;
+    res.end(JSON.stringify({ code: 21211, message: 'Invalid To number', status: fakeStatus }));
+    return;
+  }
+  const sid = `SM${String(++sidCounter).padStart(32, '0')}`;
+  res.statusCode = 201;
+  res.end(JSON.stringify({ sid, account_sid: SID, to: form.To, from: form.From, body: form.Body, status: 'queued' }));
+});
+
+/** acmeFixture with numbers of its own, so that a number names one organization. */
+function smsFixture(name: string, n: number) {
+  const base = acmeFixture(name);
+  const num = (x: number) => `+1555${300 + n}000${x}`;
+  return {
+    ...base,
+    organization: { ...base.organization, default_sms_number: num(0) },
+    locations: base.locations.map((l, i) => ({ ...l, sms_number: num(i + 1) })),
+  };
+}
+const NORTH = '+15553010001';
+const ANN = '+15551230001';
+
+let app: TestApp;
+let acme: Applied;
+let other: Applied;
+let transports: Transports;
+let setting: string;
+test.before(async () => {
+  await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+  setting = `twilio+http://${SID}:${TOKEN}@127.0.0.1:${(fake.address() as AddressInfo).port}`;
+  ({ app, tenant: acme } = await startWithTenant(smsFixture('Acme Dental', 1), { env: { SMS_TRANSPORT: setting } }));
+  other = await app.apply(smsFixture('Other Co', 2));
+  transports = { ...createTransports({ emailTransport: 'sink', smsTransport: setting, baseUrl: 'https://svc.example' }), email: sinkTransport };
+  await insertSendSchedule(app.db, acme.organization_id);
+});
+test.after.always(async () => {
+  await app?.close();
+  fake.closeAllConnections();
+  await new Promise<void>((r) => fake.close(() => r()));
+});
+
+const orgs = () => [acme.organization_id, other.organization_id];
+const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
+/** A provider's POST to one of our webhooks, signed as Twilio signs it unless told otherwise. */
+const post = (path: string, params: Record<string, string>, signature?: string | null) =>
+  app.request('POST', path, { rawBody: form(params), headers: {
+    'content-type': 'application/x-www-form-urlencoded',
+    ...(signature === null ? {} : { 'x-twilio-signature': signature ?? twilioSignature(TOKEN, app.url + path, params) }) } });
+let msgSeq = 0;
+const inboundSid = () => `SMin${Date.now()}${++msgSeq}`;
+const inbound = (from: string, body: string, sid = inboundSid(), to = NORTH) =>
+  post('/webhooks/twilio/sms', { MessageSid: sid, AccountSid: SID, From: from, To: to, Body: body, NumMedia: '0' });
+const status = (sid: string, s: string, extra: Record<string, string> = {}) =>
+  post('/webhooks/twilio/status', { MessageSid: sid, MessageStatus: s, AccountSid: SID, ...extra });
+const outgoing = async (id: string) =>
+  (await app.db.owner.query('select * from app_private.outgoing_messages where id = $1', [id])).rows[0];
+
+test('the signature is Twilio\'s: HMAC-SHA1 of the URL and the sorted parameters, base64 (Twilio\'s documented example)', (t) => {
+  // https://www.twilio.com/docs/usage/security#validating-requests
+  const params = { CallSid: 'CA1234567890ABCDE', Caller: '+14158675310', Digits: '1234', From: '+14158675310', To: '+18005551212' };
+  const url = 'https://mycompany.com/myapp.php?foo=1&bar=2';
+  t.is(twilioSignature('12345', url, params), 'GvWf1cFY/Q7PnoempGyD5oXAezc=');
+  t.true(twilioSignatureValid('12345', url, params, 'GvWf1cFY/Q7PnoempGyD5oXAezc='));
+  t.false(twilioSignatureValid('12345', url, { ...params, Digits: '1235' }, 'GvWf1cFY/Q7PnoempGyD5oXAezc='));
+  t.false(twilioSignatureValid('12345', `${url}&x=1`, params, 'GvWf1cFY/Q7PnoempGyD5oXAezc='));
+  t.false(twilioSignatureValid('12345', url, params, undefined));
+});
+
+test('SMS_TRANSPORT=twilio://SID:TOKEN@HOST is read; a setting without its parts is refused at start', (t) => {
+  t.deepEqual(parseTwilioSetting('twilio://AC1:tok@api.twilio.com'), { accountSid: 'AC1', authToken: 'tok', apiBase: 'https://api.twilio.com' });
+  t.is(parseTwilioSetting('https://sms.example/send'), undefined);
+  t.throws(() => createTransports({ emailTransport: 'sink', smsTransport: 'twilio://api.twilio.com' }), { message: /account SID/ });
+  const err = t.throws(() => createTransports({ emailTransport: 'sink', smsTransport: 'ftp://AC1:secret@x' }));
+  t.false(err!.message.includes('secret'), 'the token is not in the message');
+});
+
+test.serial('a message leaves through the Messages resource, form-encoded with Basic auth and StatusCallback; the SID is kept', async (t) => {
+  const before = received.length;
+  const res = await app.request('POST', '/api/v1/conversations/sms', { key: acme.keys.org, body: { contact_id: acme.ids.ann, body: 'See you Monday' } });
+  t.is(res.status, 201, JSON.stringify(res.body));
+  t.is(res.body.message.status, 'sent');
+  const [call] = received.slice(before);
+  t.is(call!.path, `/2010-04-01/Accounts/${SID}/Messages.json`);
+  t.is(call!.authorization, `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`);
+  t.like(call!.form, { To: ANN, Body: 'See you Monday' });
+  t.regex(call!.form.From!, /^\+1555301000[01]$/);
+  t.is(call!.form.StatusCallback, new URL('/webhooks/twilio/status', app.config.baseUrl).toString());
+  t.is((await outgoing(res.body.message.id)).provider_id, `SM${String(sidCounter).padStart(32, '0')}`);
+});
+
+test.serial('a provider refusal is the transport\'s error (the worker retries it), with the provider\'s answer', async (t) => {
+  fakeStatus = 400;
+  try {
+    const res = await app.request('POST', '/api/v1/conversations/sms', { key: acme.keys.org, body: { contact_id: acme.ids.ann, body: 'Hi' } });
+    t.is(res.status, 201, JSON.stringify(res.body));
+    t.is(res.body.message.status, 'failed');
+    t.regex(res.body.message.error, /Twilio answered 400: .*Invalid To number/);
+    t.is((await outgoing(res.body.message.id)).provider_id, null);
+  } finally {
+    fakeStatus = 201;
+  }
+});
+
+test.serial('status callbacks: signed ones recorded once per status; invalid, missing or foreign signatures are 403 with nothing recorded', async (t) => {
+  const sent = await app.request('POST', '/api/v1/conversations/sms', { key: acme.keys.org, body: { contact_id: acme.ids.ann, body: 'Status?' } });
+  const { provider_id: sid, id } = await outgoing(sent.body.message.id);
+  const params = { MessageSid: sid, MessageStatus: 'delivered', AccountSid: SID };
+  const path = '/webhooks/twilio/status';
+  const good = twilioSignature(TOKEN, app.url + path, params);
+  for (const [what, signature] of [['missing', null], ['invalid', 'bm90IGEgc2lnbmF0dXJl'], ['of other parameters', twilioSignature(TOKEN, app.url + path, { ...params, MessageStatus: 'failed' })],
+    ['under another token', twilioSignature('another-token', app.url + path, params)], ['of another URL', twilioSignature(TOKEN, `${app.url}/webhooks/twilio/sms`, params)]] as const) {
+    const res = await unchanged(t, app, orgs(), () => post(path, params, signature), `${what}: nothing recorded`);
+    t.is(res.status, 403, what);
+    t.is(res.body.error, 'invalid_signature', what);
+  }
+  const first = await status(sid, 'sent');
+  t.is(first.status, 200, JSON.stringify(first.body));
+  t.like(first.body, { known: true, recorded: true, message_id: id, type: 'sent' });
+  const delivered = await post(path, params, good);
+  t.like(delivered.body, { recorded: true, type: 'delivered' });
+  // replayed: the same signed request again records nothing
+  const replay = await unchanged(t, app, orgs(), () => post(path, params, good));
+  t.is(replay.status, 200);
+  t.like(replay.body, { known: true, recorded: false, duplicate: true });
+  // a late 'sent' does not undo 'delivered'
+  const { rows } = await app.db.owner.query(`select type from app_private.delivery_events where message_id = $1 order by id`, [id]);
+  t.deepEqual(rows.map((r) => r.type), ['sent', 'delivered']);
+  t.is((await outgoing(id)).delivery_status, 'delivered');
+  // a message of another system: answered, nothing recorded
+  const foreign = await unchanged(t, app, orgs(), () => status('SMnotours', 'delivered'));
+  t.like(foreign.body, { known: false, recorded: false });
+  // malformed: 400, nothing recorded
+  for (const bad of [{ MessageSid: sid, MessageStatus: 'exploded' }, { MessageStatus: 'delivered' }, { MessageSid: '', MessageStatus: 'sent' }] as Record<string, string>[]) {
+    const res = await unchanged(t, app, orgs(), () => post(path, bad));
+    t.is(res.status, 400, JSON.stringify(bad));
+  }
+});
+
+test.serial('a sequence text leaves through the provider; its status callbacks are the enrollment\'s delivered or bounced, in order', async (t) => {
+  const seq = await insertSequence(app.db, acme.organization_id, { steps: [{ step_key: 'text', type: 'sms', body: 'Hello {{contact.first_name}}' },
+    { step_key: 'done', type: 'wait' }] });
+  const enrolled = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
+  t.is(enrolled.status, 200, JSON.stringify(enrolled.body));
+  const eid = enrolled.body.enrollment.id;
+  await runJobs(app.db, transports);
+  const [run] = await stepRuns(app.db, eid);
+  t.like(run, { step_key: 'text', status: 'sent' });
+  const om = await outgoing(run.message_id);
+  t.regex(om.provider_id, /^SM\d{32}$/);
+  t.is(received.at(-1)!.form.StatusCallback, 'https://svc.example/webhooks/twilio/status');
+  t.like((await status(om.provider_id, 'delivered')).body, { recorded: true });
+  t.like((await status(om.provider_id, 'delivered')).body, { duplicate: true });
+  const types = (await events(app.db, eid)).map((e) => e.type);
+  t.deepEqual(types.filter((x) => x === 'delivered'), ['delivered'], 'recorded once');
+  t.true(types.indexOf('sent') < types.indexOf('delivered'), types.join());
+  // a second enrollment's text undelivered: bounced with the provider's error
+  await app.db.owner.query('delete from app_public.enrollments where id = $1', [eid]);
+  const again = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
+  await runJobs(app.db, transports);
+  const [run2] = await stepRuns(app.db, again.body.enrollment.id);
+  const om2 = await outgoing(run2.message_id);
+  await status(om2.provider_id, 'undelivered', { ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });
+  const bounced = (await events(app.db, again.body.enrollment.id)).filter((e) => e.type === 'bounced');
+  t.deepEqual(bounced.map((e) => [e.step_key, e.reason, e.message_id]), [['text', '30003: Unreachable destination handset', om2.id]]);
+});
+
+test.serial('an inbound SMS opens the contact\'s conversation at the number\'s location, once per MessageSid; refusals record nothing', async (t) => {
+  const sid = inboundSid();
+  const res = await inbound('+15557770001', 'Do you open on Saturdays?', sid);
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.regex(String(res.body), /<Response><\/Response>/);
+  const { rows: [m] } = await app.db.owner.query(`select m.*, c.location_id, c.business_address, c.contact_id from app_public.conversation_messages m
+      join app_public.conversations c on c.organization_id = m.organization_id and c.id = m.conversation_id where m.provider_message_id = $1`, [sid]);
+  t.like(m, { organization_id: acme.organization_id, direction: 'inbound', body: 'Do you open on Saturdays?', location_id: acme.ids.north,
+    business_address: NORTH });
+  // the same delivery again: recorded once
+  const again = await unchanged(t, app, orgs(), () => inbound('+15557770001', 'Do you open on Saturdays?', sid));
+  t.is(again.status, 200);
+  // the same delivery five times at once: recorded once
+  const racing = inboundSid();
+  const answers = await Promise.all(Array.from({ length: 5 }, () => inbound('+15557770003', 'Are you open?', racing)));
+  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
+  const { rows: [{ n }] } = await app.db.owner.query('select count(*)::int as n from app_public.conversation_messages where provider_message_id = $1', [racing]);
+  t.is(n, 1);
+  // bad, missing signature; unknown number; malformed
+  const params = { MessageSid: inboundSid(), From: '+15557770002', To: NORTH, Body: 'Hello' };
+  for (const signature of [null, 'AAAA', twilioSignature('wrong', `${app.url}/webhooks/twilio/sms`, params)]) {
+    await refusedWithoutWrites(t, app, acme.organization_id, 403, 'invalid_signature', () => post('/webhooks/twilio/sms', params, signature));
+  }
+  const nobody = await unchanged(t, app, orgs(), () => inbound('+15557770002', 'Hello', inboundSid(), '+15559999999'));
+  t.is(nobody.status, 404);
+  t.is(nobody.body.error, 'unknown_number');
+  for (const bad of [{ ...params, From: 'not a number' }, { ...params, Body: '' }, { ...params, MessageSid: '' }, { From: params.From }]) {
+    const r = await unchanged(t, app, orgs(), () => post('/webhooks/twilio/sms', bad));
+    t.is(r.status, 400, JSON.stringify(bad));
+  }
+});
+
+const optedOut = async (org: string, phone: string) => (await app.db.owner.query(
+  'select count(*)::int as n from app_public.sms_opt_outs where organization_id = $1 and phone = $2 and ended_at is null', [org, phone])).rows[0].n === 1;
+const systemReplies = async (org: string, phone: string) => (await app.db.owner.query(
+  `select body from app_private.outgoing_messages where organization_id = $1 and recipient = $2 and channel = 'sms'
+     and meta ? 'conversation_id' and body like 'Acme Dental:%' order by created_at, id`, [org, phone])).rows.map((r) => r.body);
+
+test.serial('every carrier keyword, any case and whole message: STOP opts out with one confirmation, START resubscribes, HELP helps', async (t) => {
+  let n = 10;
+  for (const word of ['STOP', 'stopall', 'Unsubscribe', 'CANCEL', 'end', 'QUIT', 'revoke', 'OptOut', 'stop.']) {
+    const phone = `+155577710${n++}`;
+    const res = await inbound(phone, word);
+    t.is(res.status, 200, word);
+    t.true(await optedOut(acme.organization_id, phone), `${word} opts out`);
+    const replies = await systemReplies(acme.organization_id, phone);
+    t.is(replies.length, 1, `${word}: one confirmation`);
+    t.regex(replies[0]!, /unsubscribed/);
+    const back = await inbound(phone, n % 2 ? 'START' : 'unstop');
+    t.is(back.status, 200);
+    t.false(await optedOut(acme.organization_id, phone), `${word}: START ends the opt-out`);
+  }
+  const help = await inbound('+15557771099', 'help');
+  t.is(help.status, 200);
+  t.false(await optedOut(acme.organization_id, '+15557771099'));
+  t.regex((await systemReplies(acme.organization_id, '+15557771099'))[0]!, /reply STOP to unsubscribe/);
+  // a keyword inside a sentence is not one
+  await inbound('+15557771098', 'I will stop by at noon');
+  t.false(await optedOut(acme.organization_id, '+15557771098'));
+});
+
+test.serial('a number opted out by a plain-language text gets nothing on any path: API send, sequence step, test_step', async (t) => {
+  const res = await inbound(ANN, 'Please stop texting me.');
+  t.is(res.status, 200);
+  t.true(await optedOut(acme.organization_id, ANN));
+  t.is((await systemReplies(acme.organization_id, ANN)).filter((b) => /unsubscribed/.test(b)).length, 1, 'one confirmation');
+  // what reaches the provider for that number, but the opt-out's own confirmation (delivered by the jobs run below)
+  const toAnn = () => received.filter((r) => r.form.To === ANN && !/unsubscribed/.test(r.form.Body!)).length;
+  const before = toAnn();
+  // the API
+  await refusedWithoutWrites(t, app, acme.organization_id, 409, 'sms_not_permitted',
+    () => app.request('POST', '/api/v1/conversations/sms', { key: acme.keys.org, body: { contact_id: acme.ids.ann, body: 'Are you sure?' } }));
+  // a sequence step: skipped, opted_out
+  const seq = await insertSequence(app.db, acme.organization_id, { steps: [{ step_key: 'text', type: 'sms', body: 'Hi' }, { step_key: 'done', type: 'wait' }] });
+  const e = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
+  t.is(e.status, 200, JSON.stringify(e.body));
+  await runJobs(app.db, transports);
+  t.deepEqual((await stepRuns(app.db, e.body.enrollment.id)).filter((r) => r.step_key === 'text').map((r) => [r.status, r.reason]),
+    [['skipped', 'opted_out']]);
+  // sequences_test_step
+  const tested = await app.request('POST', `/api/v1/sequences/${seq}/steps/text/test`, { key: acme.keys.org, body: { contact_id: acme.ids.ann } });
+  t.like(tested.body, { success: false, reason_code: 'opted_out' });
+  const byPhone = await app.request('POST', `/api/v1/sequences/${seq}/steps/text/test`, { key: acme.keys.org, body: { to_phone: ANN } });
+  t.like(byPhone.body, { success: false, reason_code: 'opted_out' });
+  t.is(toAnn(), before, 'nothing reached the provider for that number');
+  // the other organization's contact with the same number is not opted out
+  t.false(await optedOut(other.organization_id, ANN));
+});
