@@ -4,6 +4,7 @@
 import type { Area } from '../registry/area.ts';
 import { page, sendPage } from './html.ts';
 import { csrfToken, HOME_PATH, signedIn } from './session.ts';
+import { keysPages } from './keys.ts';
 import { signInPages } from './sign-in.ts';
 
 export const dashboard: Area = {
@@ -11,6 +12,7 @@ export const dashboard: Area = {
   operations: [],
   pages: [
     ...signInPages,
+    ...keysPages,
     {
       method: 'GET',
       path: HOME_PATH,
