@@ -51,21 +51,22 @@ export class Browser {
   }
 }
 
-/** The sign-in link of the last email queued to `email`. */
-export async function lastLink(app: TestApp, email: string): Promise<string> {
+/** The sign-in link of the last email queued to `email` (by `organizationId` when given: one address may be in several). */
+export async function lastLink(app: TestApp, email: string, organizationId?: string): Promise<string> {
   const { rows } = await app.db.owner.query(
     `select body from app_private.outgoing_messages where recipient = $1 and meta->>'kind' = 'dashboard_sign_in'
-      order by created_at desc, id limit 1`, [email]);
+        and ($2::uuid is null or organization_id = $2)
+      order by created_at desc, id limit 1`, [email, organizationId ?? null]);
   const m = /https?:\/\/\S+\/dashboard\/sign-in\/link\?token=[A-Za-z0-9_-]+/.exec(rows[0]?.body ?? '');
   if (!m) throw new Error(`no sign-in link was sent to ${email}`);
   return m[0];
 }
 
 /** Asks for a link, follows it from the email and signs in: a browser with a live session. */
-export async function signIn(app: TestApp, email: string, browser = new Browser(app.url)): Promise<Browser> {
+export async function signIn(app: TestApp, email: string, browser = new Browser(app.url), organizationId?: string): Promise<Browser> {
   const asked = await browser.submit('/dashboard/sign-in', '/dashboard/sign-in', { email });
   if (asked.status !== 200) throw new Error(`sign-in request answered ${asked.status}`);
-  const link = new URL(await lastLink(app, email));
+  const link = new URL(await lastLink(app, email, organizationId));
   const landing = await browser.get(link.pathname + link.search);
   const done = await browser.post('/dashboard/sign-in/link', { csrf: Browser.csrf(landing), token: link.searchParams.get('token')! });
   if (done.status !== 303) throw new Error(`sign-in answered ${done.status}: ${done.text.slice(0, 200)}`);
