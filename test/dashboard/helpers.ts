@@ -1,6 +1,8 @@
 // A small browser over fetch for the dashboard's HTTP tests: a cookie jar, forms posted as
 // application/x-www-form-urlencoded, redirects not followed (tests check them), and sign-in
 // from the link in the queued email (what the sink writes to the outbox).
+import { pino } from 'pino';
+import { log } from '../../src/log.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 export interface Page { status: number; headers: Headers; text: string; location: string | null; cookies: string[] }
@@ -71,4 +73,31 @@ export async function signIn(app: TestApp, email: string, browser = new Browser(
   const done = await browser.post('/dashboard/sign-in/link', { csrf: Browser.csrf(landing), token: link.searchParams.get('token')! });
   if (done.status !== 303) throw new Error(`sign-in answered ${done.status}: ${done.text.slice(0, 200)}`);
   return browser;
+}
+
+/**
+ * Everything the process writes while `fn` runs, with the log at its most verbose: what pino
+ * hands its destination stream, and the standard streams' writes.
+ */
+export async function capturingLogs<T>(fn: () => Promise<T>): Promise<{ result: T; written: string }> {
+  const chunks: string[] = [];
+  const level = log.level;
+  const destination = (log as unknown as Record<symbol, { write: (chunk: unknown) => boolean }>)[pino.symbols.streamSym]!;
+  const toLog = destination.write;
+  const out = process.stdout.write;
+  const err = process.stderr.write;
+  const keep = (chunk: unknown) => { chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString()); return true; };
+  destination.write = keep;
+  process.stdout.write = keep as typeof process.stdout.write;
+  process.stderr.write = keep as typeof process.stderr.write;
+  log.level = 'trace';
+  try {
+    const result = await fn();
+    return { result, written: chunks.join('') };
+  } finally {
+    log.level = level;
+    destination.write = toLog;
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
 }
