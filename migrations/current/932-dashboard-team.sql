@@ -28,30 +28,26 @@ grant execute on function app_hidden.dashboard_manager_of_team() to svc_request;
 create or replace function app_hidden.dashboard_people()
 returns table (id uuid, name text, email text, role text, powers text[], sms_enabled boolean, records_level text,
                agent_access boolean, active boolean, location_ids uuid[])
-language plpgsql stable security definer
+language sql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-declare
-  me app_public.people := app_hidden.dashboard_actor();
-begin
-  return query
   select p.id, p.name, p.email::text, p.role, p.powers, p.sms_enabled, p.records_level, p.agent_access, p.active,
          array(select pl.location_id from app_public.person_locations pl
                 where pl.organization_id = p.organization_id and pl.person_id = p.id order by pl.location_id)
-    from app_public.people p
-   where p.organization_id = me.organization_id and (me.role in ('owner', 'admin') or p.id = me.id)
-   order by p.active desc, p.name, p.id;
-end $$;
+    from app_hidden.dashboard_actor() me
+    join app_public.people p on p.organization_id = me.organization_id
+   where me.role in ('owner', 'admin') or p.id = me.id
+   order by p.active desc, p.name, p.id
+$$;
 revoke execute on function app_hidden.dashboard_people() from public;
 grant execute on function app_hidden.dashboard_people() to svc_request;
 
 create or replace function app_hidden.dashboard_locations() returns table (id uuid, name text)
-language plpgsql stable security definer
+language sql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-declare
-  me app_public.people := app_hidden.dashboard_actor();
-begin
-  return query select l.id, l.name from app_public.locations l where l.organization_id = me.organization_id order by l.name, l.id;
-end $$;
+  select l.id, l.name from app_hidden.dashboard_actor() me
+    join app_public.locations l on l.organization_id = me.organization_id
+   order by l.name, l.id
+$$;
 revoke execute on function app_hidden.dashboard_locations() from public;
 grant execute on function app_hidden.dashboard_locations() to svc_request;
 
@@ -110,16 +106,14 @@ grant execute on function app_hidden.dashboard_update_person(uuid, text, uuid[],
 
 -- Agent access per role (absent row: on). An owner's is always on, so there is no owner row.
 create or replace function app_hidden.dashboard_role_access() returns table (role text, agent_access boolean)
-language plpgsql stable security definer
+language sql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-declare
-  me app_public.people := app_hidden.dashboard_manager_of_team();
-begin
-  return query select r.role, coalesce(a.agent_access, true)
-    from unnest(array['admin', 'manager', 'member']) with ordinality r(role, n)
+  select r.role, coalesce(a.agent_access, true)
+    from app_hidden.dashboard_manager_of_team() me
+   cross join unnest(array['admin', 'manager', 'member']) with ordinality r(role, n)
     left join app_public.role_agent_access a on a.organization_id = me.organization_id and a.role = r.role
-   order by r.n;
-end $$;
+   order by r.n
+$$;
 revoke execute on function app_hidden.dashboard_role_access() from public;
 grant execute on function app_hidden.dashboard_role_access() to svc_request;
 
