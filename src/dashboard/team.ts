@@ -83,6 +83,8 @@ export const teamPages = [
   }),
   ...dashboardPage('/dashboard/organization', 'Organization', renderOrganization, {
     async update(c, form) {
+      // a browser sends text fields even when empty: a post without them is no form of this page
+      if (!form.has('sending_email_domain') || !form.has('default_sms_number')) throw new FormError('The form is incomplete');
       const domain = (form.get('sending_email_domain') ?? '').trim().toLowerCase();
       if (domain && !DOMAIN.test(domain)) throw new FormError('The sending domain must be a domain name, like example.com');
       const rawNumber = (form.get('default_sms_number') ?? '').trim();

@@ -84,7 +84,7 @@ test.serial('members and managers are refused the team pages\' changes, and noth
   t.regex(page.text, /Only an owner or admin/);
   t.is((await mgr.post('/dashboard/people/update', { csrf: Browser.csrf(page), id: tenant.ids.weak_mgr!, ...state({ role: 'admin' }) })).status, 403);
   t.is((await mgr.post('/dashboard/agent-access/set', { csrf: Browser.csrf(page), role: 'member' })).status, 403);
-  t.is((await mgr.post('/dashboard/organization/update', { csrf: Browser.csrf(page), mcp_enabled: '' })).status, 403);
+  t.is((await mgr.post('/dashboard/organization/update', { csrf: Browser.csrf(page), mcp_enabled: '', sending_email_domain: '', default_sms_number: '' })).status, 403);
   t.deepEqual(await person(tenant.ids.weak_mgr!), before);
   t.is((await app.db.owner.query(`select count(*)::int as n from app_public.role_agent_access`)).rows[0].n, 0);
   t.true((await app.db.owner.query(`select mcp_enabled from app_public.organizations where id = $1`, [tenant.organization_id])).rows[0].mcp_enabled);
@@ -103,9 +103,9 @@ test.serial('agent access per role, and the organization settings, effective on 
   await admin.submit('/dashboard/agent-access', '/dashboard/agent-access/set', { role: 'manager', agent_access: 'on' });
   t.is((await me(tenant.keys.mgr_personal!)).status, 200);
 
-  const bad = await admin.submit('/dashboard/organization', '/dashboard/organization/update', { sending_email_domain: 'not a domain', mcp_enabled: 'on' });
+  const bad = await admin.submit('/dashboard/organization', '/dashboard/organization/update', { sending_email_domain: 'not a domain', default_sms_number: '', mcp_enabled: 'on' });
   t.is(bad.status, 400);
-  const badPhone = await admin.submit('/dashboard/organization', '/dashboard/organization/update', { default_sms_number: 'call me', mcp_enabled: 'on' });
+  const badPhone = await admin.submit('/dashboard/organization', '/dashboard/organization/update', { sending_email_domain: '', default_sms_number: 'call me', mcp_enabled: 'on' });
   t.is(badPhone.status, 400);
   const r = await admin.submit('/dashboard/organization', '/dashboard/organization/update', { sending_email_domain: 'mail.acme.example', default_sms_number: '+1 555 000 0009' });
   t.is(r.status, 200);
@@ -123,7 +123,7 @@ test.serial('CSRF: every team form refuses a post without the page\'s token', as
   for (const [path, fields] of [
     ['/dashboard/people/update', { id: tenant.ids.admin!, ...state({ role: 'member' }) }],
     ['/dashboard/agent-access/set', { role: 'admin' }],
-    ['/dashboard/organization/update', { mcp_enabled: '' }],
+    ['/dashboard/organization/update', { mcp_enabled: '', sending_email_domain: '', default_sms_number: '' }],
   ] as const) {
     t.is((await owner.post(path, { ...fields })).status, 403, path);
     t.is((await owner.post(path, { ...fields, csrf: 'forged' })).status, 403, path);
