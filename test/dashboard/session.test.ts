@@ -5,7 +5,9 @@ import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { updateUser } from '../../src/admin/commands.ts';
-import { safeReturnTo } from '../../src/dashboard/session.ts';
+import express from 'express';
+import { listen } from '../../src/server.ts';
+import { currentPerson, requireSignIn, safeReturnTo } from '../../src/dashboard/session.ts';
 import { Browser, capturingLogs, lastLink, signIn } from './helpers.ts';
 
 let app: TestApp;
@@ -179,4 +181,23 @@ test.serial('in sink mode the link is also logged, so a local user can sign in',
   const link = await lastLink(app, 'max@acme.example');
   t.true(written.includes(link));
   t.regex(written, /dashboard sign-in link \(sink mode\)/);
+});
+
+test.serial('requireSignIn and currentPerson, as another page (the OAuth consent page) uses them', async (t) => {
+  const consent = express();
+  consent.get('/oauth/authorize', requireSignIn({ pool: app.pool, config: app.config }), (req, res) => { res.json(currentPerson(req)); });
+  const server = await listen(consent, 0, '127.0.0.1');
+  try {
+    const address = server.address();
+    const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const out = await fetch(`${url}/oauth/authorize?client_id=x&state=y`, { redirect: 'manual' });
+    t.is(out.status, 303);
+    t.is(out.headers.get('location'), '/dashboard/sign-in?return_to=%2Foauth%2Fauthorize%3Fclient_id%3Dx%26state%3Dy');
+    const b = await signIn(app, 'max@acme.example');
+    const res = await fetch(`${url}/oauth/authorize?client_id=x`, { headers: { cookie: b.cookieHeader() } });
+    t.deepEqual(await res.json(), { organization_id: tenant.organization_id, person_id: tenant.ids.mgr });
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });
