@@ -46,9 +46,9 @@ create index if not exists dashboard_sessions_person on app_private.dashboard_se
 -- How long a link and a session live.
 create or replace function app_hidden.dashboard_lifetimes() returns jsonb
 language sql immutable parallel safe as $$
-  select '{"link_minutes": 15, "session_hours": 12}'::jsonb
+  select '{"link_minutes": 15, "link_burst": 5, "session_hours": 12}'::jsonb
 $$;
-comment on function app_hidden.dashboard_lifetimes() is 'Lifetimes of sign-in links (minutes) and dashboard sessions (hours).';
+comment on function app_hidden.dashboard_lifetimes() is 'Lifetimes of sign-in links (minutes) and dashboard sessions (hours); links per person per link lifetime (burst).';
 grant execute on function app_hidden.dashboard_lifetimes() to svc_request;
 
 create or replace function app_hidden.dashboard_link_people(email text)
@@ -67,15 +67,26 @@ revoke execute on function app_hidden.dashboard_link_people(text) from public;
 grant execute on function app_hidden.dashboard_link_people(text) to svc_request;
 
 -- The link's email goes out like every email (queue_message, the organization's transport);
--- the text of the link reaches the database only inside the email's body.
+-- the text of the link reaches the database only inside the email's body. At most
+-- link_burst links per person in link_minutes: beyond that nothing is stored or sent (false),
+-- so a stranger cannot flood a person's mailbox; the page answers the same either way.
+drop function if exists app_hidden.dashboard_issue_link(uuid, uuid, bytea, text, text, text, text);
 create or replace function app_hidden.dashboard_issue_link(org uuid, person uuid, token_hash bytea,
   return_to text, recipient text, subject text, body text)
-returns void language plpgsql security definer
+returns boolean language plpgsql security definer
 set search_path to pg_catalog, public, pg_temp as $$
 begin
   if not exists (select 1 from app_public.people p
                   where p.organization_id = org and p.id = person and p.active and p.email = recipient::citext) then
     perform app_hidden.raise_error(404, 'not_found', 'Person not found');
+  end if;
+  -- one person's links are counted one at a time
+  perform pg_advisory_xact_lock(hashtextextended('dashboard_links:' || person::text, 0));
+  if (select count(*) from app_private.dashboard_links d
+       where d.organization_id = org and d.person_id = person
+         and d.created_at > now() - make_interval(mins => (app_hidden.dashboard_lifetimes()->>'link_minutes')::int))
+     >= (app_hidden.dashboard_lifetimes()->>'link_burst')::int then
+    return false;
   end if;
   insert into app_private.dashboard_links (organization_id, person_id, token_hash, return_to, expires_at)
   values (org, person, token_hash, return_to,
@@ -83,6 +94,7 @@ begin
   perform set_config('svc.organization_id', org::text, true);
   perform app_hidden.queue_message('email', recipient, subject, body, null, jsonb_build_object('kind', 'dashboard_sign_in'));
   perform set_config('svc.organization_id', '', true);
+  return true;
 end $$;
 comment on function app_hidden.dashboard_issue_link(uuid, uuid, bytea, text, text, text, text) is
   'Stores a sign-in link (its token''s hash) for an active person and queues its email to their address.';

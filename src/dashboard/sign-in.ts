@@ -58,10 +58,10 @@ export const signInPages: PublicPage[] = [
           const link = `${deps.config.baseUrl}${LINK_PATH}?token=${token}`;
           const body = `Sign in to the dashboard of ${p.organization_name}:\n\n${link}\n\n`
             + 'The link works once, within 15 minutes. If you did not ask for it, ignore this email.\n';
-          await c.query('select app_hidden.dashboard_issue_link($1, $2, $3, $4, $5, $6, $7)',
+          const { rows: [issued] } = await c.query('select app_hidden.dashboard_issue_link($1, $2, $3, $4, $5, $6, $7) as ok',
             [p.organization_id, p.person_id, sha256(token), returnTo, email, `Sign in to ${p.organization_name}`, body]);
           // the local sink never leaves the machine: the log is how a local user gets the link
-          if (deps.config.emailTransport === 'sink') log.info({ organization_id: p.organization_id, link }, 'dashboard sign-in link (sink mode)');
+          if (issued.ok && deps.config.emailTransport === 'sink') log.info({ organization_id: p.organization_id, link }, 'dashboard sign-in link (sink mode)');
         }
       });
       sendPage(res, 200, page('Check your email',

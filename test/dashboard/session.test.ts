@@ -201,3 +201,16 @@ test.serial('requireSignIn and currentPerson, as another page (the OAuth consent
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+test.serial('at most five links per person in fifteen minutes: a stranger cannot flood a mailbox', async (t) => {
+  const { app: other } = await startWithTenant(acmeFixture());
+  try {
+    const b = new Browser(other.url);
+    for (let i = 0; i < 7; i++) t.is((await b.submit('/dashboard/sign-in', '/dashboard/sign-in', { email: 'wes@acme.example' })).status, 200);
+    const { rows } = await other.db.owner.query(`select count(*)::int as n from app_private.outgoing_messages where recipient = 'wes@acme.example'`);
+    t.is(rows[0].n, 5);
+    t.is((await other.db.owner.query(`select count(*)::int as n from app_private.dashboard_links`)).rows[0].n, 5);
+  } finally {
+    await other.close();
+  }
+});
