@@ -105,8 +105,8 @@ export const signInPages: PublicPage[] = [
     path: '/dashboard/sign-out',
     async handle(req, res, deps) {
       const form = await readForm(req);
-      await loadSession(req, deps);
-      if (!checkCsrf(req, form, deps)) return refused(req, res, deps);
+      // a session that ended already has nothing left to protect: the cookie is cleared
+      if ((await loadSession(req, deps)) && !checkCsrf(req, form, deps)) return refused(req, res, deps);
       await endSession(req, res, deps);
       res.set('Cache-Control', 'no-store').redirect(303, SIGN_IN_PATH);
     },

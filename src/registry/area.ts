@@ -20,9 +20,10 @@ export interface TaskDeps {
 }
 
 /**
- * A page or form endpoint outside /api/v1 that needs no credential (an unsubscribe link in an
- * email): it authenticates nothing itself but what its URL carries. Mounted as given, rate
- * limited per route like every route.
+ * A page or form endpoint outside /api/v1 that needs no API key (an unsubscribe link in an
+ * email): it authenticates nothing but what its URL carries, or, for the dashboard's pages, its
+ * own session cookie (src/dashboard/session.ts). Mounted as given, rate limited per route like
+ * every route.
  */
 export interface PublicPage {
   /** OPTIONS: a CORS preflight the page answers itself. */
