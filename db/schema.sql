@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 540-appointments-availability.sql, 550-appointments-booking.sql, 560-appointments-own-clients-and-sequences.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql) leave.
--- migrations sha256:7061bd56665b645db7d51c30cecc0e8585a8268e90607788a9163ebb4e6107cb
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 540-appointments-availability.sql, 550-appointments-booking.sql, 560-appointments-own-clients-and-sequences.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 800-broadcasts-schedules.sql, 810-broadcasts-runs.sql) leave.
+-- migrations sha256:c4eebb2623e051b45a8ec86a846446ebf4b9efd82e8678080f821605798fceba
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1125,6 +1125,311 @@ CREATE FUNCTION app_hidden.booking_options(organization_id uuid, location_id uui
 $$;
 
 ALTER FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_cancel_runs(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  s app_public.sequences;
+  r app_public.broadcast_runs;
+  n int;
+  total int := 0;
+begin
+  select * into s from app_public.sequences x
+   where x.organization_id = app_hidden.current_org_id() and x.id = broadcast_cancel_runs.sequence_id;
+  if not found or not app_hidden.current_may_write_sequence(s.location_id) then
+    raise exception 'broadcast_cancel_runs: sequence % not writable', broadcast_cancel_runs.sequence_id;
+  end if;
+  for r in
+    select * from app_public.broadcast_runs x
+     where x.organization_id = s.organization_id and x.sequence_id = s.id and x.status = 'sending'
+       and (broadcast_cancel_runs.run_id is null or x.id = broadcast_cancel_runs.run_id)
+     for update
+  loop
+    select count(*) into n from app_private.end_enrollments(s.organization_id, array(
+      select e.id from app_public.enrollments e
+       where e.organization_id = s.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
+         and not e.id = any(r.in_flight)), 'cancelled', 'run_cancelled');
+    update app_public.broadcast_runs x set status = 'cancelled', finished_at = now(), cancelled = x.cancelled + n
+     where x.organization_id = r.organization_id and x.id = r.id;
+    total := total + n;
+  end loop;
+  return total;
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_cancel_runs(sequence_id uuid, run_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) IS 'Cancels the runs of a broadcast that have not ended (or one): unsent enrollments cancelled, run cancelled with the count.';
+
+--
+-- Name: sequences; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.sequences (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    kind text DEFAULT 'automation'::text NOT NULL,
+    name text NOT NULL,
+    location_id uuid,
+    send_schedule_id uuid,
+    audience_id uuid,
+    trigger jsonb,
+    steps jsonb DEFAULT '[]'::jsonb NOT NULL,
+    edges jsonb DEFAULT '[]'::jsonb NOT NULL,
+    exit_conditions jsonb DEFAULT '[]'::jsonb NOT NULL,
+    status text DEFAULT 'inactive'::text NOT NULL,
+    paused_at timestamp with time zone,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT sequences_check CHECK (((kind = 'broadcast'::text) OR (audience_id IS NULL))),
+    CONSTRAINT sequences_check1 CHECK (((status = 'paused'::text) = (paused_at IS NOT NULL))),
+    CONSTRAINT sequences_edges_check CHECK ((jsonb_typeof(edges) = 'array'::text)),
+    CONSTRAINT sequences_exit_conditions_check CHECK ((jsonb_typeof(exit_conditions) = 'array'::text)),
+    CONSTRAINT sequences_kind_check CHECK ((kind = ANY (ARRAY['automation'::text, 'broadcast'::text]))),
+    CONSTRAINT sequences_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT sequences_status_check CHECK ((status = ANY (ARRAY['inactive'::text, 'active'::text, 'paused'::text]))),
+    CONSTRAINT sequences_steps_check CHECK ((jsonb_typeof(steps) = 'array'::text)),
+    CONSTRAINT sequences_trigger_check CHECK ((jsonb_typeof(trigger) = 'object'::text))
+);
+
+ALTER TABLE app_public.sequences OWNER TO svc_owner;
+
+--
+-- Name: TABLE sequences; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.sequences IS 'An automation (or a broadcast) as authored: trigger, ordered steps (each with a step_key), edges, exit conditions, send schedule; status inactive (draft), active or paused. location_id NULL: the whole organization.';
+
+--
+-- Name: COLUMN sequences.trigger; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.trigger IS 'How contacts enter (automation only): {type: manual|event|tag_added|…, …}.';
+
+--
+-- Name: COLUMN sequences.steps; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.steps IS '[{step_key, type: email|sms|wait, delay: {minutes|hours|days: n}, subject?, body?}].';
+
+--
+-- Name: COLUMN sequences.edges; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.edges IS '[{from, to, condition}]; empty: the steps run in list order.';
+
+--
+-- Name: COLUMN sequences.exit_conditions; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.exit_conditions IS '[{type: replied|appointment_booked|tag_added|stage_changed|condition, …}].';
+
+--
+-- Name: COLUMN sequences.paused_at; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.sequences.paused_at IS 'When the sequence was paused (status paused): resume moves every due time forward by the time held.';
+
+--
+-- Name: broadcast_for(uuid, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_for(sequence_id uuid, for_write boolean) RETURNS app_public.sequences
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.sequence_for(sequence_id, for_write);
+begin
+  if s.kind <> 'broadcast' then
+    perform app_hidden.sequence_bad('sequenceId', 'an automation has no schedule: only a broadcast (kind broadcast) is scheduled');
+  end if;
+  return s;
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_for(sequence_id uuid, for_write boolean) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_queue_fire(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  at timestamptz;
+begin
+  select b.next_fire_at into at from app_public.broadcast_schedules b
+   where b.organization_id = broadcast_queue_fire.organization_id and b.sequence_id = broadcast_queue_fire.sequence_id
+     and b.status = 'scheduled'
+     -- a request queues only for its own organization (the owner, with no claims, for any)
+     and (app_hidden.current_org_id() is null or b.organization_id = app_hidden.current_org_id());
+  if at is not null then
+    perform app_private.add_job('broadcast_fire', '{}', 'broadcast_fire:' || broadcast_queue_fire.sequence_id, at);
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_runs; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.broadcast_runs (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    sequence_id uuid NOT NULL,
+    fire_at timestamp with time zone NOT NULL,
+    status text DEFAULT 'sending'::text NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    recipients integer DEFAULT 0 NOT NULL,
+    sent integer DEFAULT 0 NOT NULL,
+    skipped integer DEFAULT 0 NOT NULL,
+    failed integer DEFAULT 0 NOT NULL,
+    unknown integer DEFAULT 0 NOT NULL,
+    cancelled integer DEFAULT 0 NOT NULL,
+    in_flight uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    progress_at timestamp with time zone DEFAULT now() NOT NULL,
+    claimed_through uuid,
+    CONSTRAINT broadcast_runs_check CHECK (((status = 'sending'::text) = (finished_at IS NULL))),
+    CONSTRAINT broadcast_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
+);
+
+ALTER TABLE app_public.broadcast_runs OWNER TO svc_owner;
+
+--
+-- Name: TABLE broadcast_runs; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.broadcast_runs IS 'One fired occurrence of a broadcast schedule: its recipients (enrollments with this run_id), counts and the batch in flight.';
+
+--
+-- Name: broadcast_run_json(app_public.broadcast_runs); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('id', r.id, 'status', r.status, 'fire_at', r.fire_at, 'started_at', r.started_at,
+    'finished_at', r.finished_at, 'recipients', r.recipients, 'sent', r.sent, 'skipped', r.skipped, 'failed', r.failed,
+    'unknown', r.unknown, 'cancelled', r.cancelled)
+$$;
+
+ALTER FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_schedules; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.broadcast_schedules (
+    organization_id uuid NOT NULL,
+    sequence_id uuid NOT NULL,
+    schedule_kind text NOT NULL,
+    send_at timestamp with time zone,
+    rrule text,
+    timezone text,
+    ends_on date,
+    anchor timestamp with time zone DEFAULT now() NOT NULL,
+    status text DEFAULT 'draft'::text NOT NULL,
+    next_fire_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT broadcast_schedules_check CHECK (((schedule_kind = 'once'::text) = (send_at IS NOT NULL))),
+    CONSTRAINT broadcast_schedules_check1 CHECK (((schedule_kind = 'recurring'::text) = (rrule IS NOT NULL))),
+    CONSTRAINT broadcast_schedules_check2 CHECK (((schedule_kind = 'once'::text) OR (timezone IS NOT NULL))),
+    CONSTRAINT broadcast_schedules_check3 CHECK (((status = 'scheduled'::text) OR (next_fire_at IS NULL))),
+    CONSTRAINT broadcast_schedules_rrule_check CHECK ((length(rrule) <= 500)),
+    CONSTRAINT broadcast_schedules_schedule_kind_check CHECK ((schedule_kind = ANY (ARRAY['once'::text, 'recurring'::text]))),
+    CONSTRAINT broadcast_schedules_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'scheduled'::text, 'paused'::text]))),
+    CONSTRAINT broadcast_schedules_timezone_check CHECK ((length(timezone) <= 64))
+);
+
+ALTER TABLE app_public.broadcast_schedules OWNER TO svc_owner;
+
+--
+-- Name: TABLE broadcast_schedules; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.broadcast_schedules IS 'When a broadcast sends: once at send_at, or on each occurrence of rrule in timezone until ends_on. draft (set, sends nothing), scheduled (next_fire_at is the next occurrence), paused.';
+
+--
+-- Name: broadcast_schedule_json(app_public.broadcast_schedules, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  runs jsonb;
+  total int;
+begin
+  page := app_hidden.page_number(page);
+  page_size := app_hidden.page_limit(page_size);
+  select count(*) into total from app_public.broadcast_runs r
+   where r.organization_id = b.organization_id and r.sequence_id = b.sequence_id;
+  select coalesce(jsonb_agg(app_hidden.broadcast_run_json(r) order by r.started_at desc, r.id), '[]') into runs
+    from (select * from app_public.broadcast_runs r
+           where r.organization_id = b.organization_id and r.sequence_id = b.sequence_id
+           order by r.started_at desc, r.id
+           limit page_size offset (page - 1) * page_size) r;
+  return jsonb_build_object('sequence_id', b.sequence_id, 'schedule_kind', b.schedule_kind, 'send_at', b.send_at,
+    'rrule', b.rrule, 'timezone', b.timezone, 'ends_on', b.ends_on, 'status', b.status, 'next_fire_at', b.next_fire_at,
+    'created_at', b.created_at, 'updated_at', b.updated_at,
+    'runs', runs, 'runs_total', total, 'page', page, 'limit', page_size);
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_schedule_of(app_public.sequences, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_schedule_of(s app_public.sequences, for_write boolean) RETURNS app_public.broadcast_schedules
+    LANGUAGE plpgsql
+    AS $$
+declare
+  b app_public.broadcast_schedules;
+begin
+  if for_write then
+    select * into b from app_public.broadcast_schedules x
+     where x.organization_id = s.organization_id and x.sequence_id = s.id for update;
+  else
+    select * into b from app_public.broadcast_schedules x where x.organization_id = s.organization_id and x.sequence_id = s.id;
+  end if;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'This broadcast has no schedule yet: set one with sequences_set_schedule');
+  end if;
+  return b;
+end $$;
+
+ALTER FUNCTION app_hidden.broadcast_schedule_of(s app_public.sequences, for_write boolean) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_writable(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+  select exists (select 1 from app_public.sequences s
+                  where s.organization_id = broadcast_writable.organization_id and s.id = broadcast_writable.sequence_id
+                    and app_hidden.current_may_write_sequence(s.location_id))
+$$;
+
+ALTER FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) OWNER TO svc_owner;
 
 --
 -- Name: calls; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -4327,76 +4632,6 @@ ALTER FUNCTION app_hidden.send_windows_valid(windows jsonb) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.send_windows_valid(windows jsonb) IS 'Whether windows is 1 to 100 weekly windows {day: mon..sun, start: HH:MM, end: HH:MM or 24:00}, each starting before it ends.';
 
 --
--- Name: sequences; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.sequences (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    kind text DEFAULT 'automation'::text NOT NULL,
-    name text NOT NULL,
-    location_id uuid,
-    send_schedule_id uuid,
-    audience_id uuid,
-    trigger jsonb,
-    steps jsonb DEFAULT '[]'::jsonb NOT NULL,
-    edges jsonb DEFAULT '[]'::jsonb NOT NULL,
-    exit_conditions jsonb DEFAULT '[]'::jsonb NOT NULL,
-    status text DEFAULT 'inactive'::text NOT NULL,
-    paused_at timestamp with time zone,
-    created_by uuid,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT sequences_check CHECK (((kind = 'broadcast'::text) OR (audience_id IS NULL))),
-    CONSTRAINT sequences_check1 CHECK (((status = 'paused'::text) = (paused_at IS NOT NULL))),
-    CONSTRAINT sequences_edges_check CHECK ((jsonb_typeof(edges) = 'array'::text)),
-    CONSTRAINT sequences_exit_conditions_check CHECK ((jsonb_typeof(exit_conditions) = 'array'::text)),
-    CONSTRAINT sequences_kind_check CHECK ((kind = ANY (ARRAY['automation'::text, 'broadcast'::text]))),
-    CONSTRAINT sequences_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
-    CONSTRAINT sequences_status_check CHECK ((status = ANY (ARRAY['inactive'::text, 'active'::text, 'paused'::text]))),
-    CONSTRAINT sequences_steps_check CHECK ((jsonb_typeof(steps) = 'array'::text)),
-    CONSTRAINT sequences_trigger_check CHECK ((jsonb_typeof(trigger) = 'object'::text))
-);
-
-ALTER TABLE app_public.sequences OWNER TO svc_owner;
-
---
--- Name: TABLE sequences; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.sequences IS 'An automation (or a broadcast) as authored: trigger, ordered steps (each with a step_key), edges, exit conditions, send schedule; status inactive (draft), active or paused. location_id NULL: the whole organization.';
-
---
--- Name: COLUMN sequences.trigger; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.trigger IS 'How contacts enter (automation only): {type: manual|event|tag_added|…, …}.';
-
---
--- Name: COLUMN sequences.steps; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.steps IS '[{step_key, type: email|sms|wait, delay: {minutes|hours|days: n}, subject?, body?}].';
-
---
--- Name: COLUMN sequences.edges; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.edges IS '[{from, to, condition}]; empty: the steps run in list order.';
-
---
--- Name: COLUMN sequences.exit_conditions; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.exit_conditions IS '[{type: replied|appointment_booked|tag_added|stage_changed|condition, …}].';
-
---
--- Name: COLUMN sequences.paused_at; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.sequences.paused_at IS 'When the sequence was paused (status paused): resume moves every due time forward by the time held.';
-
---
 -- Name: sequence_activate(app_public.sequences); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -6052,6 +6287,285 @@ ALTER FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, ex
 --
 
 COMMENT ON FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) IS 'The appointment_booked exit: the contact has a live booking made since it enrolled (at exit.location_id when given).';
+
+--
+-- Name: broadcast_claim_batch(uuid, uuid, integer, text, text[]); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[] DEFAULT '{}'::text[]) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  r app_public.broadcast_runs;
+  ids uuid[];
+  one uuid;
+  key text;
+  claim jsonb;
+  messages jsonb := '[]';
+  flight uuid[] := '{}';
+  lost int := 0;
+  outcome text;
+  stored uuid;
+  queued uuid[] := '{}';
+  sunk uuid[] := '{}';
+  sent_now int := 0;
+  skipped_now int := 0;
+begin
+  select * into r from app_public.broadcast_runs x
+   where x.organization_id = broadcast_claim_batch.organization_id and x.id = broadcast_claim_batch.run_id for update;
+  if not found or r.status <> 'sending' then
+    return jsonb_build_object('action', 'none');
+  end if;
+  if cardinality(r.in_flight) > 0 then
+    for one, key in
+      select e.id, e.current_step_key from app_public.enrollments e
+       where e.organization_id = r.organization_id and e.id = any(r.in_flight)
+    loop
+      update app_public.step_runs sr set status = 'unknown', reason = 'interrupted', updated_at = now()
+       where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key and sr.status = 'sending';
+      if found then
+        lost := lost + 1;
+        update app_private.outgoing_messages m set status = 'unknown', error = 'the process died while the transport held it'
+         where m.organization_id = r.organization_id and m.status = 'queued'
+           and m.id = (select sr.message_id from app_public.step_runs sr
+                        where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key);
+        insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+        values (r.organization_id, one, 'unknown', key, 'interrupted');
+        perform app_private.advance_enrollment(r.organization_id, one);
+      end if;
+    end loop;
+    update app_public.broadcast_runs x set in_flight = '{}', unknown = x.unknown + lost
+     where x.organization_id = r.organization_id and x.id = r.id;
+  end if;
+
+  ids := array(select e.id from app_public.enrollments e
+                where e.organization_id = r.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
+                  and e.id > coalesce(r.claimed_through, '00000000-0000-0000-0000-000000000000')
+                order by e.id limit size);
+  if cardinality(ids) = 0 then
+    perform app_private.broadcast_finish(r.organization_id, r.id);
+    return jsonb_build_object('action', 'done');
+  end if;
+  foreach one in array ids loop
+    select e.current_step_key into key from app_public.enrollments e where e.organization_id = r.organization_id and e.id = one;
+    claim := app_private.sequence_step_claim(r.organization_id, one, key, base_url, sink_channels);
+    if claim->>'action' = 'send' then
+      -- the message's meta names the run (as its stored row does, below)
+      messages := messages || jsonb_build_object('enrollment_id', one, 'step_key', key, 'message',
+        jsonb_set(claim->'message', '{meta,run_id}', to_jsonb(r.id)));
+      flight := flight || one;
+      queued := queued || (claim->'message'->>'id')::uuid;
+    elsif claim->>'action' = 'none' then
+      -- the sequence is no longer active (deactivated): what is left of the run is cancelled
+      perform app_private.end_enrollments(r.organization_id, array[one], 'cancelled', 'sequence_inactive');
+    else
+      -- finished by the claim: skipped (with its reason) or sent through the sink; an exit
+      -- condition or a wait leaves no such step run and counts as cancelled when the run ends
+      select sr.status, sr.message_id into outcome, stored from app_public.step_runs sr
+       where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key;
+      if outcome = 'sent' then
+        sent_now := sent_now + 1;
+        sunk := sunk || stored;
+      elsif outcome = 'skipped' then skipped_now := skipped_now + 1; end if;
+    end if;
+  end loop;
+  -- the run's id in the meta of the batch's messages (the outbox rows the sink wrote, too), one
+  -- statement each, so that a message says which run sent it
+  update app_private.outgoing_messages m set meta = m.meta || jsonb_build_object('run_id', r.id)
+   where m.organization_id = r.organization_id and m.id = any(queued || sunk);
+  update app_private.outbox o set meta = o.meta || jsonb_build_object('run_id', r.id)
+   where o.organization_id = r.organization_id and o.id = any(sunk);
+  update app_public.broadcast_runs x
+     set in_flight = flight, progress_at = now(), claimed_through = ids[cardinality(ids)], sent = x.sent + sent_now, skipped = x.skipped + skipped_now
+   where x.organization_id = r.organization_id and x.id = r.id;
+  return jsonb_build_object('action', 'batch', 'messages', messages, 'handled', cardinality(ids));
+end $$;
+
+ALTER FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]) IS 'A run''s next batch: a dead process''s in_flight made unknown, then up to `size` recipients claimed through sequence_step_claim (skips and sink sends finished here); the claimed ones become the new in_flight checkpoint.';
+
+--
+-- Name: broadcast_finish(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  update app_public.broadcast_runs x
+     set status = 'completed', finished_at = now(),
+         cancelled = greatest(0, x.recipients - x.sent - x.skipped - x.failed - x.unknown)
+   where x.organization_id = broadcast_finish.organization_id and x.id = broadcast_finish.run_id and x.status = 'sending'
+$$;
+
+ALTER FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: broadcast_fire(uuid, uuid, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+declare
+  b app_public.broadcast_schedules;
+  s app_public.sequences;
+  a app_public.audiences;
+  f app_hidden.audience_filter;
+  run uuid;
+  first_key text;
+  members uuid[];
+  n int;
+begin
+  select * into b from app_public.broadcast_schedules x
+   where x.organization_id = broadcast_fire.organization_id and x.sequence_id = broadcast_fire.sequence_id for update;
+  if not found or b.status <> 'scheduled' or b.next_fire_at is distinct from broadcast_fire.fire_at then
+    return null;
+  end if;
+  update app_public.broadcast_schedules x set next_fire_at = broadcast_fire.next_fire_at, updated_at = now()
+   where x.organization_id = b.organization_id and x.sequence_id = b.sequence_id;
+  if broadcast_fire.next_fire_at is not null then
+    perform app_private.add_job('broadcast_fire', '{}', 'broadcast_fire:' || b.sequence_id, broadcast_fire.next_fire_at);
+  end if;
+  select * into s from app_public.sequences x where x.organization_id = b.organization_id and x.id = b.sequence_id;
+  -- a deactivated broadcast sends nothing: the occurrence passes
+  if s.status <> 'active' then
+    return null;
+  end if;
+  insert into app_public.broadcast_runs (organization_id, sequence_id, fire_at)
+  values (b.organization_id, b.sequence_id, broadcast_fire.fire_at)
+  on conflict do nothing
+  returning id into run;
+  if run is null then
+    return null;
+  end if;
+  select * into a from app_public.audiences x where x.organization_id = s.organization_id and x.id = s.audience_id;
+  first_key := s.steps->0->>'step_key';
+  if a.id is null or a.archived_at is not null or first_key is null then
+    update app_public.broadcast_runs x set status = 'failed', finished_at = now()
+     where x.organization_id = b.organization_id and x.id = run;
+    return run;
+  end if;
+  -- the members as of now, as one list, so both kinds of audience enroll through one statement
+  if a.kind = 'dynamic' then
+    -- the audience's own rule compiler (no SQL from input: values go as parameters), as
+    -- app_hidden.audience_count runs it, for this organization
+    f := app_hidden.audience_filter(a.definition, 'definition.rules');
+    execute 'select coalesce(array_agg(c.id), ''{}'') from app_public.contacts c where c.organization_id = $6 and ('
+            || f.condition || ')'
+      into members using f.texts, f.numbers, f.times, f.ids, f.bools, s.organization_id;
+  else
+    members := array(select m.contact_id from app_public.audience_members m
+                      where m.organization_id = a.organization_id and m.audience_id = a.id);
+  end if;
+  with ins as (
+    insert into app_public.enrollments as x (organization_id, sequence_id, contact_id, status, current_step_index,
+      current_step_key, next_step_due_at, next_run_at, source, run_id)
+    select s.organization_id, s.id, m.contact_id, 'active', 0, first_key, broadcast_fire.fire_at, null, 'broadcast', run
+      from unnest(members) m(contact_id)
+     where s.location_id is null
+        or exists (select 1 from app_public.contact_locations l
+                    where l.organization_id = s.organization_id and l.contact_id = m.contact_id and l.location_id = s.location_id)
+    on conflict (organization_id, sequence_id, contact_id) where status in ('active', 'paused') do nothing
+    returning x.id
+  ), logged as (
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+    select s.organization_id, ins.id, 'enrolled', first_key, 'broadcast' from ins
+  )
+  select count(*) into n from ins;
+  update app_public.broadcast_runs x set recipients = n where x.organization_id = b.organization_id and x.id = run;
+  perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', s.organization_id, 'run_id', run),
+    'broadcast_run:' || run, now());
+  return run;
+end $_$;
+
+ALTER FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) IS 'Fires one occurrence once (schedule locked, still waiting for fire_at; unique run per occurrence): schedule moved on, the audience snapshotted into enrollments of the run, the run''s job queued. Answers the run id or NULL.';
+
+--
+-- Name: broadcast_record_batch(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  x jsonb;
+  ok int := 0;
+  bad int := 0;
+begin
+  perform 1 from app_public.broadcast_runs r
+   where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id for update;
+  for x in select value from jsonb_array_elements(results) loop
+    -- only what is still `sending` is this batch's to record
+    perform 1 from app_public.step_runs sr
+     where sr.organization_id = broadcast_record_batch.organization_id and sr.enrollment_id = (x->>'enrollment_id')::uuid
+       and sr.step_key = x->>'step_key' and sr.message_id = (x->>'message_id')::uuid and sr.status = 'sending';
+    continue when not found;
+    perform app_private.sequence_step_record(broadcast_record_batch.organization_id, (x->>'enrollment_id')::uuid,
+      x->>'step_key', (x->>'message_id')::uuid, x->>'error');
+    if x->>'error' is null then ok := ok + 1; else bad := bad + 1; end if;
+  end loop;
+  update app_public.broadcast_runs r set in_flight = '{}', progress_at = now(), sent = r.sent + ok, failed = r.failed + bad
+   where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) IS 'A batch''s transport answers recorded (sequence_step_record each), counts moved, the in_flight checkpoint emptied.';
+
+--
+-- Name: broadcast_requeue_stalled(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_requeue_stalled() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  r record;
+  n int := 0;
+begin
+  for r in
+    select x.organization_id, x.id from app_public.broadcast_runs x
+     where x.status = 'sending' and x.progress_at < now() - interval '5 minutes'
+     for update skip locked
+  loop
+    update app_public.broadcast_runs x set progress_at = now() where x.organization_id = r.organization_id and x.id = r.id;
+    perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', r.organization_id, 'run_id', r.id),
+      'broadcast_run:' || r.id, now());
+    n := n + 1;
+  end loop;
+  return n;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_requeue_stalled() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_requeue_stalled(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_requeue_stalled() IS 'Queues a new broadcast_run job for each run sending without progress for five minutes (its worker died).';
 
 --
 -- Name: build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -9913,6 +10427,42 @@ ALTER FUNCTION app_public.sequences_cancel_enrollment(sequence_id uuid, enrollme
 COMMENT ON FUNCTION app_public.sequences_cancel_enrollment(sequence_id uuid, enrollment_id uuid) IS 'sequences_cancel_enrollment: cancels a live enrollment (with its cancelled event); an ended one is answered unchanged. 404 out of reach; 403 for a manager on an organization-wide sequence.';
 
 --
+-- Name: sequences_cancel_schedule_run(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  r app_public.broadcast_runs;
+  n int;
+begin
+  select * into r from app_public.broadcast_runs x
+   where x.organization_id = s.organization_id and x.sequence_id = s.id and x.id = run_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Run not found');
+  end if;
+  if r.status = 'cancelled' then
+    return jsonb_build_object('run_id', r.id, 'status', 'cancelled', 'cancelled', r.cancelled);
+  end if;
+  if r.status <> 'sending' then
+    perform app_hidden.raise_error(409, 'run_finished',
+      format('The run has ended (%s): nothing is left to cancel', r.status));
+  end if;
+  n := app_hidden.broadcast_cancel_runs(s.id, r.id);
+  return jsonb_build_object('run_id', r.id, 'status', 'cancelled', 'cancelled', n);
+end $$;
+
+ALTER FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_cancel_schedule_run(sequence_id uuid, run_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) IS 'sequences_cancel_schedule_run: the run''s unsent enrollments cancelled; answers {run_id, status, cancelled}. 409 run_finished.';
+
+--
 -- Name: sequences_capabilities(); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -10180,6 +10730,26 @@ ALTER FUNCTION app_public.sequences_get_enrollment(sequence_id uuid, enrollment_
 COMMENT ON FUNCTION app_public.sequences_get_enrollment(sequence_id uuid, enrollment_id uuid) IS 'sequences_get_enrollment: the enrollment with its step runs (in the order they started) and its events in order of occurrence; 404 when it is not of that sequence or out of reach.';
 
 --
+-- Name: sequences_get_schedule(uuid, integer, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+begin
+  return app_hidden.broadcast_schedule_json(
+    app_hidden.broadcast_schedule_of(app_hidden.broadcast_for(sequence_id, false), false), page, "limit");
+end $$;
+
+ALTER FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_get_schedule(sequence_id uuid, page integer, "limit" integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) IS 'sequences_get_schedule: the schedule with a page of runs (newest first) and runs_total; 404 before one is set.';
+
+--
 -- Name: sequences_list(); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -10372,6 +10942,33 @@ ALTER FUNCTION app_public.sequences_pause(sequence_id uuid) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_public.sequences_pause(sequence_id uuid) IS 'sequences_pause: an active automation paused with every enrollment held; a broadcast is 400, an inactive one 409.';
 
 --
+-- Name: sequences_pause_schedule(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  b app_public.broadcast_schedules := app_hidden.broadcast_schedule_of(s, true);
+begin
+  if b.status = 'scheduled' then
+    update app_public.broadcast_schedules x set status = 'paused', next_fire_at = null, updated_at = now()
+     where x.organization_id = b.organization_id and x.sequence_id = b.sequence_id
+    returning x.* into b;
+  end if;
+  return app_hidden.broadcast_schedule_json(b, 1, 25);
+end $$;
+
+ALTER FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_pause_schedule(sequence_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) IS 'sequences_pause_schedule: a scheduled broadcast paused (later occurrences do not fire; a run sending goes on); else unchanged.';
+
+--
 -- Name: sequences_resume(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
 --
 
@@ -10398,6 +10995,113 @@ ALTER FUNCTION app_public.sequences_resume(sequence_id uuid) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_public.sequences_resume(sequence_id uuid) IS 'sequences_resume: a paused sequence active again, each enrollment''s due times moved forward by the time held; 409 sequence_not_paused otherwise.';
+
+--
+-- Name: sequences_schedule_for_start(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  b app_public.broadcast_schedules := app_hidden.broadcast_schedule_of(s, true);
+begin
+  perform app_hidden.sequence_require_no_blockers(s);
+  return jsonb_build_object('schedule_kind', b.schedule_kind, 'send_at', b.send_at, 'rrule', b.rrule, 'timezone', b.timezone,
+    'ends_on', b.ends_on, 'anchor', b.anchor, 'status', b.status, 'next_fire_at', b.next_fire_at, 'now', now(),
+    -- the latest run since the schedule was set (a once schedule that has fired fires no more)
+    'last_fire_at', (select max(r.fire_at) from app_public.broadcast_runs r
+                      where r.organization_id = b.organization_id and r.sequence_id = b.sequence_id and r.started_at >= b.anchor));
+end $$;
+
+ALTER FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_schedule_for_start(sequence_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) IS 'sequences_start_schedule, first statement: the broadcast''s schedule locked (404 none; 400 with blockers) and the clock.';
+
+--
+-- Name: sequences_set_schedule(uuid, jsonb); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  b app_public.broadcast_schedules;
+  kind text := body->>'schedule_kind';
+  at timestamptz;
+  last_day date;
+begin
+  if kind = 'once' then
+    at := (body->>'send_at')::timestamptz;
+    if at <= now() then
+      perform app_hidden.sequence_bad('body.send_at', 'must be in the future');
+    end if;
+  elsif kind = 'recurring' then
+    -- the rule, the zone and ends_on (not in the past in the zone) are checked by the operation
+    last_day := (body->>'ends_on')::date;
+  else
+    perform app_hidden.sequence_bad('body.schedule_kind', 'expected once or recurring');
+  end if;
+  perform app_hidden.broadcast_cancel_runs(s.id, null);
+  insert into app_public.broadcast_schedules as x (organization_id, sequence_id, schedule_kind, send_at, rrule, timezone,
+    ends_on, anchor, status, next_fire_at)
+  values (s.organization_id, s.id, kind, at, case when kind = 'recurring' then body->>'rrule' end,
+          body->>'timezone', last_day, now(), 'draft', null)
+  on conflict on constraint broadcast_schedules_pkey do update
+     set schedule_kind = excluded.schedule_kind, send_at = excluded.send_at, rrule = excluded.rrule,
+         timezone = excluded.timezone, ends_on = excluded.ends_on, anchor = excluded.anchor, status = 'draft',
+         next_fire_at = null, updated_at = now()
+  returning x.* into b;
+  return app_hidden.broadcast_schedule_json(b, 1, 25);
+end $$;
+
+ALTER FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_set_schedule(sequence_id uuid, body jsonb); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) IS 'sequences_set_schedule: a broadcast''s schedule saved as draft (sends nothing); runs not ended are cancelled.';
+
+--
+-- Name: sequences_start_schedule(uuid, timestamp with time zone); Type: FUNCTION; Schema: app_public; Owner: svc_owner
+--
+
+CREATE FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  s app_public.sequences := app_hidden.broadcast_for(sequence_id, true);
+  b app_public.broadcast_schedules := app_hidden.broadcast_schedule_of(s, true);
+begin
+  if b.status <> 'scheduled' then
+    if s.status = 'inactive' then
+      perform app_hidden.sequence_activate(s);
+    end if;
+    update app_public.broadcast_schedules x
+       set status = 'scheduled', next_fire_at = sequences_start_schedule.next_fire_at, updated_at = now()
+     where x.organization_id = b.organization_id and x.sequence_id = b.sequence_id
+    returning x.* into b;
+    if b.next_fire_at is not null then
+      perform app_hidden.broadcast_queue_fire(b.organization_id, b.sequence_id);
+    end if;
+  end if;
+  return app_hidden.broadcast_schedule_json(b, 1, 25);
+end $$;
+
+ALTER FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone); Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) IS 'sequences_start_schedule, second statement: scheduled with next_fire_at (an inactive broadcast is activated).';
 
 --
 -- Name: sequences_test_step(uuid, text, text, text, uuid, text, text[]); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -11621,6 +12325,20 @@ ALTER TABLE ONLY app_public.audiences
     ADD CONSTRAINT audiences_pkey PRIMARY KEY (organization_id, id);
 
 --
+-- Name: broadcast_runs broadcast_runs_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_runs
+    ADD CONSTRAINT broadcast_runs_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: broadcast_schedules broadcast_schedules_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_schedules
+    ADD CONSTRAINT broadcast_schedules_pkey PRIMARY KEY (organization_id, sequence_id);
+
+--
 -- Name: calendars calendars_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -11991,6 +12709,30 @@ CREATE INDEX audience_members_by_contact ON app_public.audience_members USING bt
 CREATE INDEX audiences_org_created ON app_public.audiences USING btree (organization_id, created_at DESC, id);
 
 --
+-- Name: broadcast_runs_by_sequence; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX broadcast_runs_by_sequence ON app_public.broadcast_runs USING btree (organization_id, sequence_id, started_at DESC, id);
+
+--
+-- Name: broadcast_runs_one_per_occurrence; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX broadcast_runs_one_per_occurrence ON app_public.broadcast_runs USING btree (organization_id, sequence_id, fire_at);
+
+--
+-- Name: broadcast_runs_sending; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX broadcast_runs_sending ON app_public.broadcast_runs USING btree (progress_at) WHERE (status = 'sending'::text);
+
+--
+-- Name: broadcast_schedules_due; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX broadcast_schedules_due ON app_public.broadcast_schedules USING btree (next_fire_at) WHERE ((status = 'scheduled'::text) AND (next_fire_at IS NOT NULL));
+
+--
 -- Name: calendars_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -12145,6 +12887,12 @@ CREATE INDEX enrollments_due ON app_public.enrollments USING btree (organization
 --
 
 CREATE UNIQUE INDEX enrollments_one_live ON app_public.enrollments USING btree (organization_id, sequence_id, contact_id) WHERE (status = ANY (ARRAY['active'::text, 'paused'::text]));
+
+--
+-- Name: enrollments_run_pending; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX enrollments_run_pending ON app_public.enrollments USING btree (organization_id, run_id, id) WHERE ((run_id IS NOT NULL) AND (status = 'active'::text) AND (next_run_at IS NULL));
 
 --
 -- Name: form_submissions_by_address; Type: INDEX; Schema: app_public; Owner: svc_owner
@@ -12520,6 +13268,34 @@ ALTER TABLE ONLY app_public.audiences
 
 ALTER TABLE ONLY app_public.audiences
     ADD CONSTRAINT audiences_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: broadcast_runs broadcast_runs_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_runs
+    ADD CONSTRAINT broadcast_runs_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: broadcast_runs broadcast_runs_organization_id_sequence_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_runs
+    ADD CONSTRAINT broadcast_runs_organization_id_sequence_id_fkey FOREIGN KEY (organization_id, sequence_id) REFERENCES app_public.sequences(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: broadcast_schedules broadcast_schedules_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_schedules
+    ADD CONSTRAINT broadcast_schedules_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: broadcast_schedules broadcast_schedules_organization_id_sequence_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.broadcast_schedules
+    ADD CONSTRAINT broadcast_schedules_organization_id_sequence_id_fkey FOREIGN KEY (organization_id, sequence_id) REFERENCES app_public.sequences(organization_id, id) ON DELETE CASCADE;
 
 --
 -- Name: calendars calendars_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -13090,6 +13866,18 @@ ALTER TABLE app_public.audience_members ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_public.audiences ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: broadcast_runs; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.broadcast_runs ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: broadcast_schedules; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.broadcast_schedules ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: calendars; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
 --
 
@@ -13276,6 +14064,12 @@ CREATE POLICY insert_with_contact ON app_public.sms_opt_outs FOR INSERT WITH CHE
 CREATE POLICY insert_with_sequence ON app_public.enrollments FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
    FROM app_public.sequences s
   WHERE ((s.organization_id = enrollments.organization_id) AND (s.id = enrollments.sequence_id) AND app_hidden.current_may_write_sequence(s.location_id))))));
+
+--
+-- Name: broadcast_schedules insert_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY insert_writable ON app_public.broadcast_schedules FOR INSERT WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.broadcast_writable(organization_id, sequence_id)));
 
 --
 -- Name: sequences insert_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -13574,6 +14368,22 @@ CREATE POLICY select_with_number ON app_public.sms_opt_outs FOR SELECT USING (((
   WHERE ((c.organization_id = sms_opt_outs.organization_id) AND (c.phone = sms_opt_outs.phone))))));
 
 --
+-- Name: broadcast_runs select_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_sequence ON app_public.broadcast_runs FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.sequences s
+  WHERE ((s.organization_id = broadcast_runs.organization_id) AND (s.id = broadcast_runs.sequence_id))))));
+
+--
+-- Name: broadcast_schedules select_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_with_sequence ON app_public.broadcast_schedules FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.sequences s
+  WHERE ((s.organization_id = broadcast_schedules.organization_id) AND (s.id = broadcast_schedules.sequence_id))))));
+
+--
 -- Name: enrollments select_with_sequence; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -13672,6 +14482,12 @@ CREATE POLICY update_with_number ON app_public.sms_opt_outs FOR UPDATE USING (((
 CREATE POLICY update_with_sequence ON app_public.enrollments FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (EXISTS ( SELECT 1
    FROM app_public.sequences s
   WHERE ((s.organization_id = enrollments.organization_id) AND (s.id = enrollments.sequence_id) AND app_hidden.current_may_write_sequence(s.location_id)))))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+
+--
+-- Name: broadcast_schedules update_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY update_writable ON app_public.broadcast_schedules FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.broadcast_writable(organization_id, sequence_id))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
 
 --
 -- Name: sequences update_writable; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -13942,6 +14758,226 @@ GRANT ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) TO svc_reques
 
 REVOKE ALL ON FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_cancel_runs(sequence_id uuid, run_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) TO svc_request;
+
+--
+-- Name: TABLE sequences; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.sequences TO svc_request;
+GRANT SELECT ON TABLE app_public.sequences TO svc_worker;
+GRANT SELECT ON TABLE app_public.sequences TO svc_analyst;
+
+--
+-- Name: COLUMN sequences.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.kind; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(kind) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.name; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(name),UPDATE(name) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.location_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(location_id),UPDATE(location_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.send_schedule_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(send_schedule_id),UPDATE(send_schedule_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.audience_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(audience_id),UPDATE(audience_id) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.trigger; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(trigger),UPDATE(trigger) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.steps; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(steps),UPDATE(steps) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.edges; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(edges),UPDATE(edges) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.exit_conditions; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(exit_conditions),UPDATE(exit_conditions) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.status; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(status) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.paused_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(paused_at) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.created_by; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(created_by) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: COLUMN sequences.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.sequences TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_for(sequence_id uuid, for_write boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_for(sequence_id uuid, for_write boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_for(sequence_id uuid, for_write boolean) TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_queue_fire(organization_id uuid, sequence_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_queue_fire(organization_id uuid, sequence_id uuid) TO svc_request;
+
+--
+-- Name: TABLE broadcast_runs; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.broadcast_runs TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_run_json(r app_public.broadcast_runs); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) TO svc_worker;
+
+--
+-- Name: TABLE broadcast_schedules; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(organization_id) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.sequence_id; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(sequence_id) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.schedule_kind; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(schedule_kind),UPDATE(schedule_kind) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.send_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(send_at),UPDATE(send_at) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.rrule; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(rrule),UPDATE(rrule) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.timezone; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(timezone),UPDATE(timezone) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.ends_on; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(ends_on),UPDATE(ends_on) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.anchor; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(anchor),UPDATE(anchor) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.status; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(status),UPDATE(status) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.next_fire_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT INSERT(next_fire_at),UPDATE(next_fire_at) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: COLUMN broadcast_schedules.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT UPDATE(updated_at) ON TABLE app_public.broadcast_schedules TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_schedule_json(b app_public.broadcast_schedules, page integer, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_schedule_of(s app_public.sequences, for_write boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_schedule_of(s app_public.sequences, for_write boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_schedule_of(s app_public.sequences, for_write boolean) TO svc_request;
+
+--
+-- Name: FUNCTION broadcast_writable(organization_id uuid, sequence_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.broadcast_writable(organization_id uuid, sequence_id uuid) TO svc_request;
 
 --
 -- Name: TABLE calls; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -14888,98 +15924,6 @@ GRANT ALL ON FUNCTION app_hidden.send_windows_valid(windows jsonb) TO svc_reques
 GRANT ALL ON FUNCTION app_hidden.send_windows_valid(windows jsonb) TO svc_worker;
 
 --
--- Name: TABLE sequences; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.sequences TO svc_request;
-GRANT SELECT ON TABLE app_public.sequences TO svc_worker;
-GRANT SELECT ON TABLE app_public.sequences TO svc_analyst;
-
---
--- Name: COLUMN sequences.organization_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(organization_id) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.kind; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(kind) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.name; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(name),UPDATE(name) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.location_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(location_id),UPDATE(location_id) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.send_schedule_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(send_schedule_id),UPDATE(send_schedule_id) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.audience_id; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(audience_id),UPDATE(audience_id) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.trigger; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(trigger),UPDATE(trigger) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.steps; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(steps),UPDATE(steps) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.edges; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(edges),UPDATE(edges) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.exit_conditions; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(exit_conditions),UPDATE(exit_conditions) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.status; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(status) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.paused_at; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(paused_at) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.created_by; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT INSERT(created_by) ON TABLE app_public.sequences TO svc_request;
-
---
--- Name: COLUMN sequences.updated_at; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT UPDATE(updated_at) ON TABLE app_public.sequences TO svc_request;
-
---
 -- Name: FUNCTION sequence_activate(s app_public.sequences); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -15330,6 +16274,36 @@ REVOKE ALL ON FUNCTION app_private.advance_enrollment(organization_id uuid, enro
 --
 
 REVOKE ALL ON FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_finish(organization_id uuid, run_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_requeue_stalled(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_requeue_stalled() FROM PUBLIC;
 
 --
 -- Name: FUNCTION build_sequence_message(organization_id uuid, s app_public.sequences, step jsonb, contact_id uuid, recipient text, enrollment_id uuid, base_url text, unsubscribe boolean, status text); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -15992,6 +16966,13 @@ REVOKE ALL ON FUNCTION app_public.sequences_cancel_enrollment(sequence_id uuid, 
 GRANT ALL ON FUNCTION app_public.sequences_cancel_enrollment(sequence_id uuid, enrollment_id uuid) TO svc_request;
 
 --
+-- Name: FUNCTION sequences_cancel_schedule_run(sequence_id uuid, run_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_cancel_schedule_run(sequence_id uuid, run_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION sequences_capabilities(); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -16041,6 +17022,13 @@ REVOKE ALL ON FUNCTION app_public.sequences_get_enrollment(sequence_id uuid, enr
 GRANT ALL ON FUNCTION app_public.sequences_get_enrollment(sequence_id uuid, enrollment_id uuid) TO svc_request;
 
 --
+-- Name: FUNCTION sequences_get_schedule(sequence_id uuid, page integer, "limit" integer); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_get_schedule(sequence_id uuid, page integer, "limit" integer) TO svc_request;
+
+--
 -- Name: FUNCTION sequences_list(); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -16083,11 +17071,39 @@ REVOKE ALL ON FUNCTION app_public.sequences_pause(sequence_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.sequences_pause(sequence_id uuid) TO svc_request;
 
 --
+-- Name: FUNCTION sequences_pause_schedule(sequence_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_pause_schedule(sequence_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION sequences_resume(sequence_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_public.sequences_resume(sequence_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.sequences_resume(sequence_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION sequences_schedule_for_start(sequence_id uuid); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_schedule_for_start(sequence_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION sequences_set_schedule(sequence_id uuid, body jsonb); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_set_schedule(sequence_id uuid, body jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone); Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_public.sequences_start_schedule(sequence_id uuid, next_fire_at timestamp with time zone) TO svc_request;
 
 --
 -- Name: FUNCTION sequences_test_step(sequence_id uuid, step_key text, to_email text, to_phone text, contact_id uuid, base_url text, sinks text[]); Type: ACL; Schema: app_public; Owner: svc_owner

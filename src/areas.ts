@@ -4,6 +4,7 @@
 import type { Area } from './registry/area.ts';
 import { appointments } from './appointments/index.ts';
 import { audiences } from './audiences/index.ts';
+import { broadcasts } from './broadcasts/index.ts';
 import { calls } from './calls/index.ts';
 import { contacts } from './contacts/index.ts';
 import { dashboard } from './dashboard/index.ts';
@@ -12,4 +13,4 @@ import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
 import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, appointments, calls, forms, conversations, dashboard];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, dashboard];

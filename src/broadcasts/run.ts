@@ -1,0 +1,71 @@
+// Task `broadcast_run` (payload {organization_id, run_id}; job key broadcast_run:<run id>): sends
+// a run in checkpointed batches until none is left (migrations/current/810-broadcasts-runs.sql):
+//   1. app_private.broadcast_claim_batch claims the next batch through the sequences engine's
+//      own claim (app_private.sequence_step_claim: rendering, send-time refusals, the sink) and
+//      writes the checkpoint, committed;
+//   2. the channel's transport (src/delivery) gets each claimed message, after that commit;
+//   3. app_private.broadcast_record_batch records the answers through the engine's
+//      app_private.sequence_step_record and empties the checkpoint.
+// One process sends a run at a time: the job holds a session advisory lock on the run on its
+// connection for as long as it sends; the lock dies with the connection, so a worker killed
+// outright frees it, and the next job for the run finds the checkpoint it left (unknown).
+import type { Task } from 'graphile-worker';
+import type pg from 'pg';
+import { z } from 'zod';
+import { loadConfig } from '../config.ts';
+import type { OutgoingMessage, Transports } from '../delivery/index.ts';
+import type { TaskDeps } from '../registry/area.ts';
+
+const Payload = z.object({ organization_id: z.uuid(), run_id: z.uuid() });
+
+/** Recipients per batch: at most this many messages can end `unknown` when a worker dies. BROADCAST_BATCH_SIZE overrides. */
+export const DEFAULT_BATCH_SIZE = 200;
+
+type Claim =
+  | { action: 'none' | 'done' }
+  | { action: 'batch'; handled: number; messages: { enrollment_id: string; step_key: string; message: OutgoingMessage }[] };
+
+export interface RunOptions { transports: Transports; baseUrl: string; batchSize?: number; log?: (line: string) => void }
+
+/** Sends the run to the end (or until another process holds it); answers whether this call sent it. */
+export async function sendRun(client: pg.ClientBase, organizationId: string, runId: string, opts: RunOptions): Promise<boolean> {
+  const size = opts.batchSize ?? (Number(process.env.BROADCAST_BATCH_SIZE) || DEFAULT_BATCH_SIZE);
+  const sinkChannels = (['email', 'sms'] as const).filter((c) => opts.transports[c].name === 'sink');
+  const { rows: [lock] } = await client.query<{ got: boolean }>(
+    `select pg_try_advisory_lock(hashtextextended('svc.broadcast_run:' || $1::text, 0)) as got`, [runId]);
+  if (!lock?.got) return false;
+  try {
+    for (;;) {
+      const { rows: [row] } = await client.query<{ claim: Claim }>(
+        'select app_private.broadcast_claim_batch($1, $2, $3, $4, $5) as claim', [organizationId, runId, size, opts.baseUrl, sinkChannels]);
+      const claim = row!.claim;
+      if (claim.action !== 'batch') return true;
+      if (!claim.messages.length) continue;
+      const results = await Promise.all(claim.messages.map(async ({ enrollment_id, step_key, message }) => {
+        let error: string | null = null;
+        try {
+          await opts.transports[message.channel].send(message, client);
+        } catch (e) {
+          error = String((e as Error)?.message ?? e).slice(0, 1000);
+          opts.log?.(`broadcast message ${message.id} refused by the ${message.channel} transport: ${error}`);
+        }
+        return { enrollment_id, step_key, message_id: message.id, error };
+      }));
+      await client.query('select app_private.broadcast_record_batch($1, $2, $3::jsonb)', [organizationId, runId, JSON.stringify(results)]);
+    }
+  } finally {
+    await client.query(`select pg_advisory_unlock(hashtextextended('svc.broadcast_run:' || $1::text, 0))`, [runId]);
+  }
+}
+
+export function broadcastRun(deps: TaskDeps): Task {
+  const baseUrl = deps.baseUrl ?? loadConfig().baseUrl;
+  return async (payload, helpers) => {
+    const { organization_id, run_id } = Payload.parse(payload);
+    const sent = await helpers.withPgClient((client) =>
+      sendRun(client, organization_id, run_id, { transports: deps.transports, baseUrl, log: (l) => helpers.logger.warn(l) }));
+    // another process holds the run (a second job for it, or a dead worker's connection not yet
+    // closed): fail, so graphile-worker tries again later and the run is not left unsent
+    if (!sent) throw new Error(`broadcast run ${run_id} is held by another process; retrying later`);
+  };
+}
