@@ -117,6 +117,11 @@ begin
                                where p.organization_id = l.organization_id and p.id = l.person_id and p.active) then
     return;
   end if;
+  -- the person's dead sessions and old links go at each sign-in, so neither table only grows
+  delete from app_private.dashboard_sessions d
+   where d.organization_id = l.organization_id and d.person_id = l.person_id and d.expires_at <= now();
+  delete from app_private.dashboard_links d
+   where d.organization_id = l.organization_id and d.person_id = l.person_id and d.expires_at < now() - interval '1 day';
   insert into app_private.dashboard_sessions (organization_id, person_id, session_hash, expires_at)
   values (l.organization_id, l.person_id, session_hash,
           now() + make_interval(hours => (app_hidden.dashboard_lifetimes()->>'session_hours')::int));
