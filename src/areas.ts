@@ -7,10 +7,11 @@ import { audiences } from './audiences/index.ts';
 import { broadcasts } from './broadcasts/index.ts';
 import { calls } from './calls/index.ts';
 import { contacts } from './contacts/index.ts';
+import { dashboard } from './dashboard/index.ts';
 import { conversations } from './conversations/index.ts';
 import { delivery } from './delivery/area.ts';
 import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
 import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, delivery];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, delivery, dashboard];

@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps): express.Express {
   for (const page of deps.pages ?? []) {
     const method = page.method.toLowerCase() as 'get' | 'post' | 'options';
     app[method](page.path, rateLimited(deps.limiter, `${page.method} ${page.path}`), (req, res, next) => {
-      page.handle(req, res, { pool: deps.pool }).catch(next);
+      page.handle(req, res, { pool: deps.pool, config: deps.config }).catch(next);
     });
   }
 

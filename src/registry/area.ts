@@ -7,6 +7,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
 import type { FixtureSection } from '../admin/fixture.ts';
+import type { Config } from '../config.ts';
 import type { Transports } from '../delivery/index.ts';
 import type { GraphqlExposure } from '../graphql/exposed.ts';
 import type { AnyOperation } from './operation.ts';
@@ -19,17 +20,21 @@ export interface TaskDeps {
 }
 
 /**
- * A page or form endpoint outside /api/v1 that needs no credential (an unsubscribe link in an
- * email): it authenticates nothing itself but what its URL carries. Mounted as given, rate
- * limited per route like every route.
+ * A page or form endpoint outside /api/v1 that needs no API key (an unsubscribe link in an
+ * email): it authenticates nothing but what its URL carries, or, for the dashboard's pages, its
+ * own session cookie (src/dashboard/session.ts). Mounted as given, rate limited per route like
+ * every route.
  */
 export interface PublicPage {
   /** OPTIONS: a CORS preflight the page answers itself. */
   method: 'GET' | 'POST' | 'OPTIONS';
   /** An express path, not under /api/v1 (`/unsubscribe/:token`). */
   path: string;
-  /** `pool` is the request pool (svc_login): the page sets its own role and calls only what it is granted. */
-  handle(req: Request, res: Response, deps: { pool: pg.Pool }): Promise<void>;
+  /**
+   * `pool` is the request pool (svc_login): the page sets its own role and calls only what it is
+   * granted. `config`: the service's settings (base URL, transports), for pages that need them.
+   */
+  handle(req: Request, res: Response, deps: { pool: pg.Pool; config: Config }): Promise<void>;
 }
 
 export interface Area {
