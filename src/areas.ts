@@ -9,6 +9,7 @@ import { contacts } from './contacts/index.ts';
 import { conversations } from './conversations/index.ts';
 import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
+import { oauth } from './oauth/index.ts';
 import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, appointments, calls, forms, conversations];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, appointments, calls, forms, conversations, oauth];

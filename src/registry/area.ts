@@ -8,6 +8,7 @@ import type { Request, Response } from 'express';
 import type pg from 'pg';
 import type { FixtureSection } from '../admin/fixture.ts';
 import type { Transports } from '../delivery/index.ts';
+import type { Config } from '../config.ts';
 import type { GraphqlExposure } from '../graphql/exposed.ts';
 import type { AnyOperation } from './operation.ts';
 
@@ -29,7 +30,7 @@ export interface PublicPage {
   /** An express path, not under /api/v1 (`/unsubscribe/:token`). */
   path: string;
   /** `pool` is the request pool (svc_login): the page sets its own role and calls only what it is granted. */
-  handle(req: Request, res: Response, deps: { pool: pg.Pool }): Promise<void>;
+  handle(req: Request, res: Response, deps: { pool: pg.Pool; config: Config }): Promise<void>;
 }
 
 export interface Area {
