@@ -1,0 +1,247 @@
+// Every refusal of the authorization server, and what a token may do as its person changes.
+// Serial: several tests count rows or expire every token of a kind.
+import test from 'ava';
+import { createServer, type Server } from 'node:http';
+import type { TestApp } from '../helpers/app.ts';
+import type { Applied } from '../../src/admin/fixture.ts';
+import { oauthAccessHash } from '../../src/oauth/secrets.ts';
+import {
+  REDIRECT, authorizationUrl, codeFor, decide, exchange, freePort, openAuthorization, pkce, registerClient, startOAuthApp, tokenRequest,
+} from './helpers.ts';
+
+let app: TestApp;
+let acme: Applied;
+let docs: Server;
+let docsUrl: string;
+let clientId: string;
+const documents = new Map<string, unknown>();
+
+test.before(async () => {
+  const docsPort = await freePort();
+  docsUrl = `http://127.0.0.1:${docsPort}`;
+  docs = createServer((req, res) => {
+    const doc = documents.get(req.url ?? '');
+    if (doc === undefined) { res.statusCode = 404; res.end(); return; }
+    res.setHeader('content-type', 'application/json');
+    res.end(typeof doc === 'string' ? doc : JSON.stringify(doc));
+  });
+  await new Promise<void>((resolve) => docs.listen(docsPort, '127.0.0.1', resolve));
+  ({ app, acme } = await startOAuthApp({ SVC_ALLOWED_HOSTS: `127.0.0.1:${docsPort}` }));
+  clientId = await registerClient(app);
+});
+test.after.always(async () => { await app?.close(); docs?.close(); });
+
+const count = async (table: string) => Number((await app.db.owner.query(`select count(*) as n from app_private.${table}`)).rows[0].n);
+const me = (token: string) => app.request('GET', '/api/v1/me', { key: token });
+
+async function tokensFor(personId: string, extra: Record<string, string> = {}) {
+  const { verifier, challenge } = pkce();
+  const code = await codeFor(app, clientId, personId, challenge, extra);
+  const res = await exchange(app, clientId, code, verifier);
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  return res.body as { access_token: string; refresh_token: string; scope: string };
+}
+
+test.serial('a token works on REST as its person; the token answer is not cached', async (t) => {
+  const { verifier, challenge } = pkce();
+  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const res = await exchange(app, clientId, code, verifier);
+  t.is(res.status, 200);
+  t.is(res.headers.get('cache-control'), 'no-store');
+  t.like(res.body, { token_type: 'Bearer', expires_in: 3600, scope: 'contacts:read contacts:write conversations:write' });
+  const answer = await me(res.body.access_token);
+  t.is(answer.status, 200);
+  t.is(answer.body.api_key, null);
+  t.deepEqual(answer.body.oauth_client, { client_id: clientId, client_name: 'Test agent', scopes: ['contacts:read', 'contacts:write', 'conversations:write'] });
+  t.like(answer.body.principal, { user_id: acme.ids.owner, role: 'OWNER' });
+  // only hashes are stored
+  const stored = await app.db.owner.query('select token_hash from app_private.oauth_tokens');
+  t.false(stored.rows.some((r) => r.token_hash.toString('utf8').includes(res.body.access_token)));
+  // a scope not granted is refused like a key's
+  t.is((await app.request('GET', '/api/v1/sequences', { key: res.body.access_token })).status, 403);
+});
+
+test.serial('wrong PKCE verifier: invalid_grant, no token', async (t) => {
+  const { challenge } = pkce();
+  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const before = await count('oauth_tokens');
+  const res = await exchange(app, clientId, code, pkce().verifier);
+  t.is(res.status, 400);
+  t.is(res.body.error, 'invalid_grant');
+  t.is(await count('oauth_tokens'), before);
+});
+
+test.serial('a reused code is refused and revokes what it gave', async (t) => {
+  const { verifier, challenge } = pkce();
+  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const first = await exchange(app, clientId, code, verifier);
+  t.is(first.status, 200);
+  const second = await exchange(app, clientId, code, verifier);
+  t.is(second.status, 400);
+  t.is(second.body.error, 'invalid_grant');
+  t.is((await me(first.body.access_token)).status, 401);
+});
+
+test.serial('wrong redirect URI: shown, never redirected, at authorization; invalid_grant at the token endpoint', async (t) => {
+  const { verifier, challenge } = pkce();
+  const before = await count('oauth_requests');
+  const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, { redirect_uri: 'https://evil.example/cb' }), acme.ids.owner!);
+  t.is(opened.status, 400);
+  t.is(opened.location, null);
+  t.is(await count('oauth_requests'), before);
+  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const res = await exchange(app, clientId, code, verifier, { redirect_uri: 'http://127.0.0.1:7777/other' });
+  t.is(res.status, 400);
+  t.is(res.body.error, 'invalid_grant');
+});
+
+test.serial('loopback redirect URIs match on any port', async (t) => {
+  const { verifier, challenge } = pkce();
+  const code = await codeFor(app, clientId, acme.ids.owner!, challenge, { redirect_uri: 'http://127.0.0.1:4321/callback' });
+  t.is((await exchange(app, clientId, code, verifier, { redirect_uri: 'http://127.0.0.1:4321/callback' })).status, 200);
+});
+
+test.serial('wrong resource: invalid_target at authorization and at the token endpoint; a token for another resource is refused', async (t) => {
+  const { verifier, challenge } = pkce();
+  const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, { resource: 'https://other.example/mcp' }), acme.ids.owner!);
+  t.is(opened.status, 303);
+  const back = new URL(opened.location!);
+  t.is(back.origin + back.pathname, REDIRECT);
+  t.is(back.searchParams.get('error'), 'invalid_target');
+  t.is(back.searchParams.get('state'), 'st-1');
+  t.is(back.searchParams.get('iss'), app.url);
+
+  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const res = await exchange(app, clientId, code, verifier, { resource: 'https://other.example/mcp' });
+  t.is(res.status, 400);
+  t.is(res.body.error, 'invalid_target');
+
+  // a token bound to another resource finds nothing here
+  const tokens = await tokensFor(acme.ids.owner!);
+  const grant = (await app.db.owner.query(`select grant_id from app_private.oauth_tokens where kind = 'access' order by created_at desc limit 1`)).rows[0].grant_id;
+  const elsewhere = `svc_at_${'A'.repeat(43)}`;
+  await app.db.owner.query(`insert into app_private.oauth_tokens (token_hash, grant_id, kind, expires_at) values ($1, $2, 'access', now() + interval '1 hour')`,
+    [oauthAccessHash('https://other.example/mcp', elsewhere), grant]);
+  t.is((await me(elsewhere)).status, 401);
+  t.is((await me(tokens.access_token)).status, 200);
+});
+
+test.serial('refresh tokens rotate; a reused one revokes the grant; an expired one is refused', async (t) => {
+  const tokens = await tokensFor(acme.ids.owner!);
+  const refresh = (token: string) => tokenRequest(app, { grant_type: 'refresh_token', client_id: clientId, refresh_token: token });
+  const next = await refresh(tokens.refresh_token);
+  t.is(next.status, 200);
+  t.is(next.headers.get('cache-control'), 'no-store');
+  t.not(next.body.refresh_token, tokens.refresh_token);
+  t.is((await me(next.body.access_token)).status, 200);
+
+  const reused = await refresh(tokens.refresh_token);
+  t.is(reused.status, 400);
+  t.is(reused.body.error, 'invalid_grant');
+  t.is((await me(next.body.access_token)).status, 401);
+  t.is((await refresh(next.body.refresh_token)).body.error, 'invalid_grant');
+
+  const other = await tokensFor(acme.ids.owner!);
+  await app.db.owner.query(`update app_private.oauth_tokens set expires_at = now() - interval '1 second' where kind = 'refresh'`);
+  const expired = await refresh(other.refresh_token);
+  t.is(expired.status, 400);
+  t.is(expired.body.error, 'invalid_grant');
+});
+
+test.serial('deny returns access_denied with state and iss', async (t) => {
+  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), acme.ids.owner!);
+  const back = await decide(app, opened.request!, acme.ids.owner!, 'deny');
+  t.is(back.searchParams.get('error'), 'access_denied');
+  t.is(back.searchParams.get('state'), 'st-1');
+  t.is(back.searchParams.get('iss'), app.url);
+  t.is(back.searchParams.get('code'), null);
+  // a request is decided once, and only by its person
+  const replay = await fetch(`${app.url}/oauth/authorize`, { method: 'POST', redirect: 'manual',
+    headers: { cookie: `test_person=${acme.ids.owner}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ request: opened.request!, decision: 'approve' }) });
+  t.is(replay.status, 400);
+  const other = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), acme.ids.owner!);
+  const stolen = await fetch(`${app.url}/oauth/authorize`, { method: 'POST', redirect: 'manual',
+    headers: { cookie: `test_person=${acme.ids.admin}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ request: other.request!, decision: 'approve' }) });
+  t.is(stolen.status, 400);
+});
+
+test.serial('PKCE S256 is required', async (t) => {
+  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge, { code_challenge_method: 'plain' }), acme.ids.owner!);
+  t.is(new URL(opened.location!).searchParams.get('error'), 'invalid_request');
+});
+
+test.serial('consent leaves out conversations:write while the person may not text', async (t) => {
+  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), acme.ids.quiet!);
+  t.is(opened.status, 200);
+  t.regex(opened.html, /contacts:read/);
+  t.notRegex(opened.html, /conversations:write/);
+  const tokens = await tokensFor(acme.ids.quiet!);
+  t.false(tokens.scope.split(' ').includes('conversations:write'));
+});
+
+test.serial('agent access off: 401 while off; demotion followed at once; deactivation ends tokens for good', async (t) => {
+  const tokens = await tokensFor(acme.ids.admin!);
+  const setPerson = (set: string) => app.db.owner.query(`update app_public.people set ${set} where id = $1`, [acme.ids.admin]);
+  await setPerson('agent_access = false');
+  t.is((await me(tokens.access_token)).status, 401);
+  await setPerson('agent_access = true');
+  t.is((await me(tokens.access_token)).status, 200);
+  await setPerson(`role = 'member', sms_enabled = false`);
+  t.is((await me(tokens.access_token)).body.principal.role, 'MEMBER');
+  await setPerson(`role = 'admin'`);
+  await setPerson('active = false');
+  t.is((await me(tokens.access_token)).status, 401);
+  await setPerson('active = true');
+  t.is((await me(tokens.access_token)).status, 401);
+});
+
+test.serial('registration refuses redirect URIs that are not https, loopback http or a private-use scheme', async (t) => {
+  const before = await count('oauth_clients');
+  for (const uri of ['http://example.com/cb', 'javascript:alert(1)', 'https://ok.example/cb#frag', 'not a uri']) {
+    const res = await fetch(`${app.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [uri] }) });
+    t.is(res.status, 400, uri);
+    t.is(((await res.json()) as any).error, 'invalid_redirect_uri', uri);
+  }
+  const secret = await fetch(`${app.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }) });
+  t.is(((await secret.json()) as any).error, 'invalid_client_metadata');
+  t.is(await count('oauth_clients'), before);
+  for (const uri of ['https://app.example/cb', 'http://localhost:3000/cb', 'http://[::1]/cb', 'com.example.app:/oauth']) {
+    const res = await fetch(`${app.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [uri] }) });
+    t.is(res.status, 201, uri);
+  }
+});
+
+test.serial('client ID metadata documents: fetched from a listed host, refused at a private address', async (t) => {
+  const id = `${docsUrl}/client.json`;
+  documents.set('/client.json', { client_id: id, client_name: 'Doc agent', redirect_uris: [REDIRECT] });
+  const { verifier, challenge } = pkce();
+  const opened = await openAuthorization(authorizationUrl(app, id, challenge), acme.ids.owner!);
+  t.is(opened.status, 200);
+  t.regex(opened.html, /Doc agent/);
+  const code = (await decide(app, opened.request!, acme.ids.owner!, 'approve')).searchParams.get('code')!;
+  t.is((await exchange(app, id, code, verifier)).status, 200);
+
+  // cached: the document going away does not matter for an hour
+  documents.delete('/client.json');
+  t.is((await openAuthorization(authorizationUrl(app, id, challenge), acme.ids.owner!)).status, 200);
+
+  const before = await count('oauth_clients');
+  for (const url of ['https://127.0.0.1:1/client.json', 'https://10.0.0.1/client.json', 'https://localhost/client.json', 'https://[::1]/c.json']) {
+    const res = await openAuthorization(authorizationUrl(app, url, challenge), acme.ids.owner!);
+    t.is(res.status, 400, url);
+    t.is(res.location, null);
+    t.regex(res.html, /private address/, url);
+  }
+  // a document naming another client_id, or too large, is refused
+  documents.set('/liar.json', { client_id: 'https://other.example/c.json', redirect_uris: [REDIRECT] });
+  documents.set('/big.json', JSON.stringify({ client_id: `${docsUrl}/big.json`, redirect_uris: [REDIRECT], pad: 'x'.repeat(70_000) }));
+  for (const path of ['/liar.json', '/big.json']) {
+    t.is((await openAuthorization(authorizationUrl(app, docsUrl + path, challenge), acme.ids.owner!)).status, 400, path);
+  }
+  t.is(await count('oauth_clients'), before);
+});
