@@ -245,3 +245,33 @@ test.serial('client ID metadata documents: fetched from a listed host, refused a
   }
   t.is(await count('oauth_clients'), before);
 });
+
+test.serial('malformed requests: a clear 4xx, nothing written', async (t) => {
+  const before = await Promise.all(['oauth_clients', 'oauth_tokens', 'oauth_requests', 'oauth_grants'].map(count));
+  const post = (path: string, type: string, body: string | Uint8Array) =>
+    fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body, redirect: 'manual' });
+  const cases: [string, Promise<Response>, string][] = [
+    ['token as JSON', post('/oauth/token', 'application/json', '{"grant_type":"authorization_code"}'), 'invalid_request'],
+    ['no grant_type', post('/oauth/token', 'application/x-www-form-urlencoded', 'client_id=x'), 'invalid_request'],
+    ['unknown grant_type', post('/oauth/token', 'application/x-www-form-urlencoded', `grant_type=password&client_id=${clientId}`), 'unsupported_grant_type'],
+    ['repeated parameter', post('/oauth/token', 'application/x-www-form-urlencoded', 'grant_type=refresh_token&grant_type=refresh_token&client_id=x'), 'invalid_request'],
+    ['not UTF-8', post('/oauth/token', 'application/x-www-form-urlencoded', new Uint8Array([0x67, 0x3d, 0xff])), 'invalid_request'],
+    ['no client_id', post('/oauth/token', 'application/x-www-form-urlencoded', 'grant_type=refresh_token&refresh_token=x'), 'invalid_client'],
+    ['unknown refresh token', post('/oauth/token', 'application/x-www-form-urlencoded', `grant_type=refresh_token&client_id=${clientId}&refresh_token=nope`), 'invalid_grant'],
+    ['registration not JSON', post('/oauth/register', 'application/json', '{nope'), 'invalid_client_metadata'],
+    ['registration an array', post('/oauth/register', 'application/json', '[]'), 'invalid_client_metadata'],
+    ['registration too large', post('/oauth/register', 'application/json', JSON.stringify({ redirect_uris: [REDIRECT], x: 'y'.repeat(20_000) })), 'invalid_request'],
+  ];
+  for (const [name, pending, error] of cases) {
+    const res = await pending;
+    t.true(res.status >= 400 && res.status < 500, name);
+    t.is(((await res.json()) as any).error, error, name);
+  }
+  for (const query of ['', 'client_id=nope', `client_id=${'x'.repeat(3000)}`, `client_id=${clientId}&client_id=${clientId}`]) {
+    const res = await fetch(`${app.url}/oauth/authorize?${query}`, { headers: { cookie: `test_person=${acme.ids.owner}` }, redirect: 'manual' });
+    t.is(res.status, 400, query);
+  }
+  const form = await post('/oauth/authorize', 'application/x-www-form-urlencoded', 'request=nope&decision=approve');
+  t.is(form.status, 401); // no one signed in
+  t.deepEqual(await Promise.all(['oauth_clients', 'oauth_tokens', 'oauth_requests', 'oauth_grants'].map(count)), before);
+});
