@@ -6,10 +6,11 @@ import { appointments } from './appointments/index.ts';
 import { audiences } from './audiences/index.ts';
 import { calls } from './calls/index.ts';
 import { contacts } from './contacts/index.ts';
+import { dashboard } from './dashboard/index.ts';
 import { conversations } from './conversations/index.ts';
 import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
 import { oauth } from './oauth/index.ts';
 import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, appointments, calls, forms, conversations, oauth];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, appointments, calls, forms, conversations, dashboard, oauth];

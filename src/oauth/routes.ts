@@ -16,11 +16,12 @@ import { grantableScopes, type Person } from './scopes.ts';
 import {
   ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS, newAccessToken, newCode, newRefreshToken, oauthAccessHash, resourceOf, s256, sha256,
 } from './secrets.ts';
-import { signedIn } from './sign-in.ts';
+import { page, sendPage as sendDashboardPage } from '../dashboard/html.ts';
+import { checkCsrf, csrfField, readForm as readDashboardForm, signedIn } from '../dashboard/session.ts';
 
 type Deps = { pool: pg.Pool; config: Config };
 
-const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { esc } from '../dashboard/html.ts';
 
 function sendOAuthError(res: Response, e: OAuthError): void {
   res.status(e.status).set('Cache-Control', 'no-store').json({ error: e.error, error_description: e.message });
@@ -66,14 +67,24 @@ function single(params: URLSearchParams, name: string, required = false): string
 
 const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${esc(title)}</title></head><body><main><h1>${esc(title)}</h1>${body}</main></body></html>`;
+function sendPage(res: Response, status: number, title: string, body: string): void {
+  sendDashboardPage(res, status, page(title, body));
 }
 
-function sendPage(res: Response, status: number, title: string, body: string): void {
-  res.status(status).set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; form-action 'self'", 'X-Frame-Options': 'DENY' })
-    .type('html').send(page(title, body));
+/**
+ * The consent page: the dashboard's, but its form may lead on to the client's redirect URI
+ * (browsers apply form-action to the redirect that follows a post).
+ */
+function sendConsent(res: Response, redirectUri: string, title: string, body: string): void {
+  const url = new URL(redirectUri);
+  const target = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+  res.status(200).set({
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${target}; frame-ancestors 'none'; base-uri 'none'`,
+    'Referrer-Policy': 'no-referrer',
+  }).send(page(title, body));
 }
 
 /** The client's redirect URI with the answer (RFC 9207: iss on every answer, success or error). */
@@ -134,12 +145,12 @@ const authorizeGet = async (req: Request, res: Response, { pool, config }: Deps)
     [p.organization_id, p.person_id, client.client_id, redirectUri, state ?? null, challenge, resource, scopes]);
   const name = client.client_name ?? client.client_id;
   const host = new URL(redirectUri).host || new URL(redirectUri).protocol;
-  sendPage(res, 200, `Connect ${name}?`, `
+  sendConsent(res, redirectUri, `Connect ${name}?`, `
 <p><strong>${esc(name)}</strong>${client.registration === 'metadata_document' ? ` (${esc(client.client_id)})` : ' (registered itself; not verified)'}
 wants to act for you in <strong>${esc(p.organization_name)}</strong>, with your current role and locations.</p>
 <p>After you approve, you will be sent to <strong>${esc(host)}</strong>.</p>
 <p>It asks for:</p><ul>${scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(SCOPES[s])}</li>`).join('')}</ul>
-<form method="post" action="${OAUTH_PATHS.authorize}">
+<form method="post" action="${OAUTH_PATHS.authorize}">${csrfField(req, res, { pool, config })}
 <input type="hidden" name="request" value="${esc(row!.id)}">
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
@@ -153,7 +164,10 @@ const authorizePost = async (req: Request, res: Response, { pool, config }: Deps
   let requestId: string;
   let decision: string;
   try {
-    form = await readForm(req);
+    form = await readDashboardForm(req);
+    if (!checkCsrf(req, form, { pool, config })) {
+      return sendPage(res.status(403), 403, 'This form has expired', '<p>Open the app\'s link again.</p>');
+    }
     requestId = single(form, 'request', true)!;
     decision = single(form, 'decision', true)!;
     if (!/^[0-9a-f-]{36}$/.test(requestId) || (decision !== 'approve' && decision !== 'deny')) throw new OAuthError(400, 'invalid_request', 'Not a consent form');

@@ -7,8 +7,8 @@ import type { TaskList } from 'graphile-worker';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
 import type { FixtureSection } from '../admin/fixture.ts';
-import type { Transports } from '../delivery/index.ts';
 import type { Config } from '../config.ts';
+import type { Transports } from '../delivery/index.ts';
 import type { GraphqlExposure } from '../graphql/exposed.ts';
 import type { AnyOperation } from './operation.ts';
 
@@ -29,7 +29,10 @@ export interface PublicPage {
   method: 'GET' | 'POST' | 'OPTIONS';
   /** An express path, not under /api/v1 (`/unsubscribe/:token`). */
   path: string;
-  /** `pool` is the request pool (svc_login): the page sets its own role and calls only what it is granted. */
+  /**
+   * `pool` is the request pool (svc_login): the page sets its own role and calls only what it is
+   * granted. `config`: the service's settings (base URL, transports), for pages that need them.
+   */
   handle(req: Request, res: Response, deps: { pool: pg.Pool; config: Config }): Promise<void>;
 }
 

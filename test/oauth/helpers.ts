@@ -1,13 +1,12 @@
 // An app whose SVC_BASE_URL is its own address (the issuer and resource clients check), a
-// tenant, and a browser stand-in: a person is "signed in" by a cookie naming them (the test's
-// own sign-in; the service's is the dashboard's session), and the consent page is read and
-// answered as a browser would post its form.
+// tenant, and people signed in to the dashboard from their emailed links (test/dashboard's
+// Browser), who open authorization URLs and answer the consent form as a browser would.
 import { createServer } from 'node:net';
 import { randomBytes, createHash } from 'node:crypto';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { useSignIn } from '../../src/oauth/sign-in.ts';
+import { Browser, signIn } from '../dashboard/helpers.ts';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -20,12 +19,6 @@ export async function freePort(): Promise<number> {
 export async function startOAuthApp(env: Record<string, string> = {}): Promise<{ app: TestApp; acme: Applied }> {
   const port = await freePort();
   const { app, tenant } = await startWithTenant(acmeFixture(), { port, env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_RATE_LIMIT: 'off', ...env } });
-  useSignIn(async (req, res) => {
-    const m = /(?:^|;\s*)test_person=([0-9a-f-]{36})/.exec(req.get('cookie') ?? '');
-    if (m) return { organization_id: tenant.organization_id, person_id: m[1]! };
-    res.status(401).send('not signed in');
-    return null;
-  });
   return { app, acme: tenant };
 }
 
@@ -45,24 +38,29 @@ export async function registerClient(app: TestApp, metadata: Record<string, unkn
   return ((await res.json()) as { client_id: string }).client_id;
 }
 
-export const cookieOf = (personId: string) => ({ cookie: `test_person=${personId}` });
+const signedIn = new Map<string, Promise<Browser>>();
+/** The person's browser, signed in to the dashboard once per app. */
+export function as(app: TestApp, email: string): Promise<Browser> {
+  const key = `${app.url} ${email}`;
+  if (!signedIn.has(key)) signedIn.set(key, signIn(app, email));
+  return signedIn.get(key)!;
+}
 
-/** GET the authorization URL as the person's browser: the answer, and the consent's request id when shown. */
-export async function openAuthorization(url: string, personId: string): Promise<{ status: number; html: string; location: string | null; request?: string }> {
-  const res = await fetch(url, { headers: cookieOf(personId), redirect: 'manual' });
-  const html = await res.text();
-  return { status: res.status, html, location: res.headers.get('location'), request: /name="request" value="([^"]+)"/.exec(html)?.[1] };
+export interface Consent { status: number; html: string; location: string | null; request?: string; csrf?: string; headers: Headers }
+
+/** GET the authorization URL in the person's browser: the answer, and the consent form's fields when shown. */
+export async function openAuthorization(url: string, browser: Browser): Promise<Consent> {
+  const u = new URL(url);
+  const p = await browser.get(u.pathname + u.search);
+  return { status: p.status, html: p.text, location: p.location, headers: p.headers,
+    request: /name="request" value="([^"]+)"/.exec(p.text)?.[1], csrf: /name="csrf" value="([^"]+)"/.exec(p.text)?.[1] };
 }
 
 /** Posts the consent form: the redirect back to the client. */
-export async function decide(app: TestApp, request: string, personId: string, decision: 'approve' | 'deny'): Promise<URL> {
-  const res = await fetch(`${app.url}/oauth/authorize`, {
-    method: 'POST', redirect: 'manual',
-    headers: { ...cookieOf(personId), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ request, decision }),
-  });
-  if (res.status !== 303) throw new Error(`consent answered ${res.status}: ${await res.text()}`);
-  return new URL(res.headers.get('location')!);
+export async function decide(browser: Browser, consent: Consent, decision: 'approve' | 'deny'): Promise<URL> {
+  const res = await browser.post('/oauth/authorize', { csrf: consent.csrf!, request: consent.request!, decision });
+  if (res.status !== 303) throw new Error(`consent answered ${res.status}: ${res.text}`);
+  return new URL(res.location!);
 }
 
 export function authorizationUrl(app: TestApp, clientId: string, challenge: string, extra: Record<string, string> = {}): string {
@@ -74,10 +72,10 @@ export function authorizationUrl(app: TestApp, clientId: string, challenge: stri
 }
 
 /** A code for the person, through consent. */
-export async function codeFor(app: TestApp, clientId: string, personId: string, challenge: string, extra: Record<string, string> = {}): Promise<string> {
-  const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, extra), personId);
+export async function codeFor(app: TestApp, clientId: string, browser: Browser, challenge: string, extra: Record<string, string> = {}): Promise<string> {
+  const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, extra), browser);
   if (!opened.request) throw new Error(`no consent page: ${opened.status} ${opened.location ?? opened.html}`);
-  return (await decide(app, opened.request, personId, 'approve')).searchParams.get('code')!;
+  return (await decide(browser, opened, 'approve')).searchParams.get('code')!;
 }
 
 export async function tokenRequest(app: TestApp, params: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }> {

@@ -5,8 +5,9 @@ import { createServer, type Server } from 'node:http';
 import type { TestApp } from '../helpers/app.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { oauthAccessHash } from '../../src/oauth/secrets.ts';
+import type { Browser } from '../dashboard/helpers.ts';
 import {
-  REDIRECT, authorizationUrl, codeFor, decide, exchange, freePort, openAuthorization, pkce, registerClient, startOAuthApp, tokenRequest,
+  REDIRECT, as, authorizationUrl, codeFor, decide, exchange, freePort, openAuthorization, pkce, registerClient, startOAuthApp, tokenRequest,
 } from './helpers.ts';
 
 let app: TestApp;
@@ -34,9 +35,9 @@ test.after.always(async () => { await app?.close(); docs?.close(); });
 const count = async (table: string) => Number((await app.db.owner.query(`select count(*) as n from app_private.${table}`)).rows[0].n);
 const me = (token: string) => app.request('GET', '/api/v1/me', { key: token });
 
-async function tokensFor(personId: string, extra: Record<string, string> = {}) {
+async function tokensFor(browser: Browser, extra: Record<string, string> = {}) {
   const { verifier, challenge } = pkce();
-  const code = await codeFor(app, clientId, personId, challenge, extra);
+  const code = await codeFor(app, clientId, browser, challenge, extra);
   const res = await exchange(app, clientId, code, verifier);
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
   return res.body as { access_token: string; refresh_token: string; scope: string };
@@ -44,7 +45,7 @@ async function tokensFor(personId: string, extra: Record<string, string> = {}) {
 
 test.serial('a token works on REST as its person; the token answer is not cached', async (t) => {
   const { verifier, challenge } = pkce();
-  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const code = await codeFor(app, clientId, await as(app, 'olive@acme.example'), challenge);
   const res = await exchange(app, clientId, code, verifier);
   t.is(res.status, 200);
   t.is(res.headers.get('cache-control'), 'no-store');
@@ -63,7 +64,7 @@ test.serial('a token works on REST as its person; the token answer is not cached
 
 test.serial('wrong PKCE verifier: invalid_grant, no token', async (t) => {
   const { challenge } = pkce();
-  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const code = await codeFor(app, clientId, await as(app, 'olive@acme.example'), challenge);
   const before = await count('oauth_tokens');
   const res = await exchange(app, clientId, code, pkce().verifier);
   t.is(res.status, 400);
@@ -73,7 +74,7 @@ test.serial('wrong PKCE verifier: invalid_grant, no token', async (t) => {
 
 test.serial('a reused code is refused and revokes what it gave', async (t) => {
   const { verifier, challenge } = pkce();
-  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const code = await codeFor(app, clientId, await as(app, 'olive@acme.example'), challenge);
   const first = await exchange(app, clientId, code, verifier);
   t.is(first.status, 200);
   const second = await exchange(app, clientId, code, verifier);
@@ -85,11 +86,11 @@ test.serial('a reused code is refused and revokes what it gave', async (t) => {
 test.serial('wrong redirect URI: shown, never redirected, at authorization; invalid_grant at the token endpoint', async (t) => {
   const { verifier, challenge } = pkce();
   const before = await count('oauth_requests');
-  const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, { redirect_uri: 'https://evil.example/cb' }), acme.ids.owner!);
+  const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, { redirect_uri: 'https://evil.example/cb' }), await as(app, 'olive@acme.example'));
   t.is(opened.status, 400);
   t.is(opened.location, null);
   t.is(await count('oauth_requests'), before);
-  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const code = await codeFor(app, clientId, await as(app, 'olive@acme.example'), challenge);
   const res = await exchange(app, clientId, code, verifier, { redirect_uri: 'http://127.0.0.1:7777/other' });
   t.is(res.status, 400);
   t.is(res.body.error, 'invalid_grant');
@@ -97,13 +98,13 @@ test.serial('wrong redirect URI: shown, never redirected, at authorization; inva
 
 test.serial('loopback redirect URIs match on any port', async (t) => {
   const { verifier, challenge } = pkce();
-  const code = await codeFor(app, clientId, acme.ids.owner!, challenge, { redirect_uri: 'http://127.0.0.1:4321/callback' });
+  const code = await codeFor(app, clientId, await as(app, 'olive@acme.example'), challenge, { redirect_uri: 'http://127.0.0.1:4321/callback' });
   t.is((await exchange(app, clientId, code, verifier, { redirect_uri: 'http://127.0.0.1:4321/callback' })).status, 200);
 });
 
 test.serial('wrong resource: invalid_target at authorization and at the token endpoint; a token for another resource is refused', async (t) => {
   const { verifier, challenge } = pkce();
-  const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, { resource: 'https://other.example/mcp' }), acme.ids.owner!);
+  const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, { resource: 'https://other.example/mcp' }), await as(app, 'olive@acme.example'));
   t.is(opened.status, 303);
   const back = new URL(opened.location!);
   t.is(back.origin + back.pathname, REDIRECT);
@@ -111,13 +112,13 @@ test.serial('wrong resource: invalid_target at authorization and at the token en
   t.is(back.searchParams.get('state'), 'st-1');
   t.is(back.searchParams.get('iss'), app.url);
 
-  const code = await codeFor(app, clientId, acme.ids.owner!, challenge);
+  const code = await codeFor(app, clientId, await as(app, 'olive@acme.example'), challenge);
   const res = await exchange(app, clientId, code, verifier, { resource: 'https://other.example/mcp' });
   t.is(res.status, 400);
   t.is(res.body.error, 'invalid_target');
 
   // a token bound to another resource finds nothing here
-  const tokens = await tokensFor(acme.ids.owner!);
+  const tokens = await tokensFor(await as(app, 'olive@acme.example'));
   const grant = (await app.db.owner.query(`select grant_id from app_private.oauth_tokens where kind = 'access' order by created_at desc limit 1`)).rows[0].grant_id;
   const elsewhere = `svc_at_${'A'.repeat(43)}`;
   await app.db.owner.query(`insert into app_private.oauth_tokens (token_hash, grant_id, kind, expires_at) values ($1, $2, 'access', now() + interval '1 hour')`,
@@ -127,7 +128,7 @@ test.serial('wrong resource: invalid_target at authorization and at the token en
 });
 
 test.serial('refresh tokens rotate; a reused one revokes the grant; an expired one is refused', async (t) => {
-  const tokens = await tokensFor(acme.ids.owner!);
+  const tokens = await tokensFor(await as(app, 'olive@acme.example'));
   const refresh = (token: string) => tokenRequest(app, { grant_type: 'refresh_token', client_id: clientId, refresh_token: token });
   const next = await refresh(tokens.refresh_token);
   t.is(next.status, 200);
@@ -141,7 +142,7 @@ test.serial('refresh tokens rotate; a reused one revokes the grant; an expired o
   t.is((await me(next.body.access_token)).status, 401);
   t.is((await refresh(next.body.refresh_token)).body.error, 'invalid_grant');
 
-  const other = await tokensFor(acme.ids.owner!);
+  const other = await tokensFor(await as(app, 'olive@acme.example'));
   await app.db.owner.query(`update app_private.oauth_tokens set expires_at = now() - interval '1 second' where kind = 'refresh'`);
   const expired = await refresh(other.refresh_token);
   t.is(expired.status, 400);
@@ -149,40 +150,41 @@ test.serial('refresh tokens rotate; a reused one revokes the grant; an expired o
 });
 
 test.serial('deny returns access_denied with state and iss', async (t) => {
-  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), acme.ids.owner!);
-  const back = await decide(app, opened.request!, acme.ids.owner!, 'deny');
+  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), await as(app, 'olive@acme.example'));
+  const owner = await as(app, 'olive@acme.example');
+  const back = await decide(owner, opened, 'deny');
   t.is(back.searchParams.get('error'), 'access_denied');
   t.is(back.searchParams.get('state'), 'st-1');
   t.is(back.searchParams.get('iss'), app.url);
   t.is(back.searchParams.get('code'), null);
-  // a request is decided once, and only by its person
-  const replay = await fetch(`${app.url}/oauth/authorize`, { method: 'POST', redirect: 'manual',
-    headers: { cookie: `test_person=${acme.ids.owner}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ request: opened.request!, decision: 'approve' }) });
-  t.is(replay.status, 400);
-  const other = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), acme.ids.owner!);
-  const stolen = await fetch(`${app.url}/oauth/authorize`, { method: 'POST', redirect: 'manual',
-    headers: { cookie: `test_person=${acme.ids.admin}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ request: other.request!, decision: 'approve' }) });
-  t.is(stolen.status, 400);
+  // a request is decided once, only by its person, and only with the form's CSRF token
+  t.is((await owner.post('/oauth/authorize', { csrf: opened.csrf!, request: opened.request!, decision: 'approve' })).status, 400);
+  const other = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), owner);
+  const admin = await as(app, 'adam@acme.example');
+  const adminPage = await admin.get('/dashboard');
+  t.is((await admin.post('/oauth/authorize', { csrf: /name="csrf" value="([^"]+)"/.exec(adminPage.text)![1]!, request: other.request!, decision: 'approve' })).status, 400);
+  t.is((await owner.post('/oauth/authorize', { csrf: 'forged', request: other.request!, decision: 'approve' })).status, 403);
+  t.is((await owner.post('/oauth/authorize', { request: other.request!, decision: 'approve' })).status, 403);
+  // the request is still there for its person
+  t.is((await decide(owner, other, 'approve')).searchParams.get('state'), 'st-1');
 });
 
 test.serial('PKCE S256 is required', async (t) => {
-  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge, { code_challenge_method: 'plain' }), acme.ids.owner!);
+  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge, { code_challenge_method: 'plain' }), await as(app, 'olive@acme.example'));
   t.is(new URL(opened.location!).searchParams.get('error'), 'invalid_request');
 });
 
 test.serial('consent leaves out conversations:write while the person may not text', async (t) => {
-  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), acme.ids.quiet!);
+  const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), await as(app, 'quinn@acme.example'));
   t.is(opened.status, 200);
   t.regex(opened.html, /contacts:read/);
   t.notRegex(opened.html, /conversations:write/);
-  const tokens = await tokensFor(acme.ids.quiet!);
+  const tokens = await tokensFor(await as(app, 'quinn@acme.example'));
   t.false(tokens.scope.split(' ').includes('conversations:write'));
 });
 
 test.serial('agent access off: 401 while off; demotion followed at once; deactivation ends tokens for good', async (t) => {
-  const tokens = await tokensFor(acme.ids.admin!);
+  const tokens = await tokensFor(await as(app, 'adam@acme.example'));
   const setPerson = (set: string) => app.db.owner.query(`update app_public.people set ${set} where id = $1`, [acme.ids.admin]);
   await setPerson('agent_access = false');
   t.is((await me(tokens.access_token)).status, 401);
@@ -220,19 +222,19 @@ test.serial('client ID metadata documents: fetched from a listed host, refused a
   const id = `${docsUrl}/client.json`;
   documents.set('/client.json', { client_id: id, client_name: 'Doc agent', redirect_uris: [REDIRECT] });
   const { verifier, challenge } = pkce();
-  const opened = await openAuthorization(authorizationUrl(app, id, challenge), acme.ids.owner!);
+  const opened = await openAuthorization(authorizationUrl(app, id, challenge), await as(app, 'olive@acme.example'));
   t.is(opened.status, 200);
   t.regex(opened.html, /Doc agent/);
-  const code = (await decide(app, opened.request!, acme.ids.owner!, 'approve')).searchParams.get('code')!;
+  const code = (await decide(await as(app, 'olive@acme.example'), opened, 'approve')).searchParams.get('code')!;
   t.is((await exchange(app, id, code, verifier)).status, 200);
 
   // cached: the document going away does not matter for an hour
   documents.delete('/client.json');
-  t.is((await openAuthorization(authorizationUrl(app, id, challenge), acme.ids.owner!)).status, 200);
+  t.is((await openAuthorization(authorizationUrl(app, id, challenge), await as(app, 'olive@acme.example'))).status, 200);
 
   const before = await count('oauth_clients');
   for (const url of ['https://127.0.0.1:1/client.json', 'https://10.0.0.1/client.json', 'https://localhost/client.json', 'https://[::1]/c.json']) {
-    const res = await openAuthorization(authorizationUrl(app, url, challenge), acme.ids.owner!);
+    const res = await openAuthorization(authorizationUrl(app, url, challenge), await as(app, 'olive@acme.example'));
     t.is(res.status, 400, url);
     t.is(res.location, null);
     t.regex(res.html, /private address/, url);
@@ -241,7 +243,7 @@ test.serial('client ID metadata documents: fetched from a listed host, refused a
   documents.set('/liar.json', { client_id: 'https://other.example/c.json', redirect_uris: [REDIRECT] });
   documents.set('/big.json', JSON.stringify({ client_id: `${docsUrl}/big.json`, redirect_uris: [REDIRECT], pad: 'x'.repeat(70_000) }));
   for (const path of ['/liar.json', '/big.json']) {
-    t.is((await openAuthorization(authorizationUrl(app, docsUrl + path, challenge), acme.ids.owner!)).status, 400, path);
+    t.is((await openAuthorization(authorizationUrl(app, docsUrl + path, challenge), await as(app, 'olive@acme.example'))).status, 400, path);
   }
   t.is(await count('oauth_clients'), before);
 });
@@ -268,10 +270,14 @@ test.serial('malformed requests: a clear 4xx, nothing written', async (t) => {
     t.is(((await res.json()) as any).error, error, name);
   }
   for (const query of ['', 'client_id=nope', `client_id=${'x'.repeat(3000)}`, `client_id=${clientId}&client_id=${clientId}`]) {
-    const res = await fetch(`${app.url}/oauth/authorize?${query}`, { headers: { cookie: `test_person=${acme.ids.owner}` }, redirect: 'manual' });
+    const res = await (await as(app, 'olive@acme.example')).get(`/oauth/authorize?${query}`);
     t.is(res.status, 400, query);
   }
   const form = await post('/oauth/authorize', 'application/x-www-form-urlencoded', 'request=nope&decision=approve');
   t.is(form.status, 401); // no one signed in
+  // not signed in: a GET is sent to sign in, and comes back here afterwards
+  const anonymous = await fetch(authorizationUrl(app, clientId, pkce().challenge), { redirect: 'manual' });
+  t.is(anonymous.status, 303);
+  t.regex(anonymous.headers.get('location')!, /^\/dashboard\/sign-in\?return_to=%2Foauth%2Fauthorize%3F/);
   t.deepEqual(await Promise.all(['oauth_clients', 'oauth_tokens', 'oauth_requests', 'oauth_grants'].map(count)), before);
 });

@@ -8,7 +8,7 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { TestApp } from '../helpers/app.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { REDIRECT, decide, openAuthorization, startOAuthApp } from './helpers.ts';
+import { REDIRECT, as, decide, openAuthorization, startOAuthApp } from './helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
@@ -56,11 +56,11 @@ test('from the first 401 to a tool call, then a refresh', async (t) => {
   t.is(url.searchParams.get('resource'), `${app.url}/api/v1/mcp`);
   t.is(url.searchParams.get('code_challenge_method'), 'S256');
 
-  const consent = await openAuthorization(url.href, acme.ids.staff!);
+  const consent = await openAuthorization(url.href, await as(app, 'sam@acme.example'));
   t.is(consent.status, 200);
   t.regex(consent.html, /SDK test agent/);
   t.regex(consent.html, /127\.0\.0\.1:7777/);
-  const back = await decide(app, consent.request!, acme.ids.staff!, 'approve');
+  const back = await decide(await as(app, 'sam@acme.example'), consent, 'approve');
   t.is(back.searchParams.get('state'), 'sdk-state');
   t.is(back.searchParams.get('iss'), app.url);
   await transport.finishAuth(back.searchParams.get('code')!);
