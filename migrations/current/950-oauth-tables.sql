@@ -88,3 +88,11 @@ end $$;
 drop trigger if exists oauth_revoke_on_deactivation on app_public.people;
 create trigger oauth_revoke_on_deactivation after update of active on app_public.people
   for each row when (old.active and not new.active) execute function app_hidden.oauth_revoke_on_deactivation();
+
+-- No policies: svc_request reads and writes none of these rows itself; the security-definer
+-- functions of 951-953 (owned by svc_owner) are the only way in.
+alter table app_private.oauth_clients enable row level security;
+alter table app_private.oauth_grants enable row level security;
+alter table app_private.oauth_requests enable row level security;
+alter table app_private.oauth_codes enable row level security;
+alter table app_private.oauth_tokens enable row level security;

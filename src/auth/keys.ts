@@ -1,7 +1,7 @@
 // API keys: `svc_sk_` + 32 base62 characters (about 190 bits). Only the SHA-256 of the whole
 // key is stored; with that much entropy a fast hash is enough and lookups stay one index probe.
 import { createHash, randomInt } from 'node:crypto';
-import { ACCESS_TOKEN_PATTERN, oauthAccessHash, resourceOf } from '../oauth/secrets.ts';
+import { ACCESS_TOKEN_PATTERN, oauthAccessHash, resourceOf } from './oauth.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const KEY_PATTERN = /^svc_sk_[A-Za-z0-9]{32}$/;
@@ -36,7 +36,7 @@ export function authorizationHeaderCount(rawHeaders: readonly string[]): number 
 
 /**
  * What app_hidden.authenticate looks a bearer credential up by: an API key's hash, or an OAuth
- * access token's hash bound to this service's resource (src/oauth/secrets.ts).
+ * access token's hash bound to this service's resource (./oauth.ts).
  */
 export function credentialHash(key: string, baseUrl: string): Buffer {
   return ACCESS_TOKEN_PATTERN.test(key) ? oauthAccessHash(resourceOf(baseUrl), key) : hashKey(key);

@@ -2,7 +2,7 @@
 // the protected resource metadata (RFC 9728), which names this service as its authorization
 // server, whose metadata (RFC 8414) lists the endpoints below. One process is both.
 import { ALL_SCOPES } from '../auth/scopes.ts';
-import { resourceOf } from './secrets.ts';
+import { resourceOf } from '../auth/oauth.ts';
 
 export const OAUTH_PATHS = {
   authorize: '/oauth/authorize',
@@ -11,13 +11,6 @@ export const OAUTH_PATHS = {
   protectedResource: '/.well-known/oauth-protected-resource',
   authorizationServer: '/.well-known/oauth-authorization-server',
 } as const;
-
-/** The RFC 9728 path-suffixed address of the MCP endpoint's metadata. */
-export const resourceMetadataUrl = (baseUrl: string) => `${baseUrl}${OAUTH_PATHS.protectedResource}/api/v1/mcp`;
-
-/** The MCP endpoint's 401 challenge (RFC 9728 5.1, MCP "Protected Resource Metadata Discovery"). */
-export const mcpChallenge = (baseUrl: string) =>
-  `Bearer resource_metadata="${resourceMetadataUrl(baseUrl)}", scope="${ALL_SCOPES.join(' ')}"`;
 
 export function protectedResourceMetadata(baseUrl: string) {
   return {

@@ -4,22 +4,21 @@
 // never as the API's envelope.
 import type { Request, Response } from 'express';
 import type pg from 'pg';
-import { SCOPES, type Scope } from '../auth/scopes.ts';
+import { SCOPES } from '../auth/scopes.ts';
 import type { Config } from '../config.ts';
 import { publicStatement } from '../db/public.ts';
 import { readRawBody } from '../http/body.ts';
-import type { PublicPage } from '../registry/area.ts';
+import type { PageDeps, PublicPage } from '../registry/area.ts';
 import { ApiError } from '../platform/errors.ts';
 import { OAuthError, checkRedirectUri, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
 import { OAUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 import { grantableScopes, type Person } from './scopes.ts';
-import {
-  ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS, newAccessToken, newCode, newRefreshToken, oauthAccessHash, resourceOf, s256, sha256,
-} from './secrets.ts';
+import { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS, newAccessToken, newCode, newRefreshToken, s256, sha256 } from './secrets.ts';
+import { oauthAccessHash, resourceOf } from '../auth/oauth.ts';
 import { page, sendPage as sendDashboardPage } from '../dashboard/html.ts';
 import { checkCsrf, csrfField, readForm as readDashboardForm, signedIn } from '../dashboard/session.ts';
 
-type Deps = { pool: pg.Pool; config: Config };
+type Deps = PageDeps;
 
 import { esc } from '../dashboard/html.ts';
 
@@ -100,7 +99,7 @@ async function person(pool: pg.Pool, organizationId: string, personId: string): 
   return row?.p ?? null;
 }
 
-const authorizeGet = async (req: Request, res: Response, { pool, config }: Deps): Promise<void> => {
+const authorizeGet = async (req: Request, res: Response, { pool, config, operations }: Deps): Promise<void> => {
   const q = new URLSearchParams(req.url.split('?')[1] ?? '');
   // Until client and redirect URI are known good, errors are shown here, never redirected (open redirect).
   let client: Client;
@@ -138,7 +137,7 @@ const authorizeGet = async (req: Request, res: Response, { pool, config }: Deps)
   if (!who) return;
   const p = await person(pool, who.organization_id, who.person_id);
   if (!p) return fail('access_denied', 'This person may not connect agents now');
-  const scopes = grantableScopes(p).filter((s) => requested.includes(s));
+  const scopes = grantableScopes(p, operations).filter((s) => requested.includes(s));
   if (scopes.length === 0) return fail('invalid_scope', 'None of the requested scopes is one this person may grant');
   const [row] = await publicStatement<{ id: string }>(pool,
     'select app_hidden.oauth_begin($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8::text[]) as id',

@@ -2,8 +2,7 @@
 // can call at least one operation (as app_hidden.requirement_refusal would decide), without
 // conversations:write while they may not text (spec: Authentication 7).
 import { ALL_SCOPES, type Scope } from '../auth/scopes.ts';
-import { AREAS } from '../areas.ts';
-import { operationsOf } from '../registry/area.ts';
+import type { AnyOperation } from '../registry/operation.ts';
 
 export interface Person {
   organization_id: string;
@@ -14,8 +13,7 @@ export interface Person {
   sms_enabled: boolean;
 }
 
-export function grantableScopes(p: Person): Scope[] {
-  const ops = operationsOf(AREAS);
+export function grantableScopes(p: Person, ops: readonly AnyOperation[]): Scope[] {
   const callable = (scope: Scope) => ops.some((op) => {
     if (op.scope !== scope) return false;
     if (p.role === 'owner' || p.role === 'admin') return true;

@@ -1,10 +1,9 @@
 // OAuth secrets: codes and tokens are 32 random bytes (base64url), stored only as SHA-256.
 // Access tokens are `svc_at_` + 43 characters so that a bearer header tells them from API
-// keys; their stored hash covers the resource they were issued for (oauthAccessHash), so a
+// keys; their stored hash covers the resource they were issued for (src/auth/oauth.ts), so a
 // token presented to another resource resolves to nothing.
 import { createHash, randomBytes } from 'node:crypto';
 
-export const ACCESS_TOKEN_PATTERN = /^svc_at_[A-Za-z0-9_-]{43}$/;
 export const ACCESS_TOKEN_SECONDS = 3600;
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 
@@ -15,11 +14,5 @@ export const newCode = () => random();
 
 export const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
 
-/** What an access token is stored as: bound to the resource it was issued for. */
-export const oauthAccessHash = (resource: string, token: string): Buffer => sha256(`${resource}\n${token}`);
-
 /** The PKCE S256 challenge of a verifier (RFC 7636 4.2). */
 export const s256 = (verifier: string): string => createHash('sha256').update(verifier).digest('base64url');
-
-/** The one protected resource this service is: its MCP endpoint (REST accepts its tokens too). */
-export const resourceOf = (baseUrl: string): string => `${baseUrl}/api/v1/mcp`;

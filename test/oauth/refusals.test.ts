@@ -4,7 +4,7 @@ import test from 'ava';
 import { createServer, type Server } from 'node:http';
 import type { TestApp } from '../helpers/app.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { oauthAccessHash } from '../../src/oauth/secrets.ts';
+import { oauthAccessHash } from '../../src/auth/oauth.ts';
 import type { Browser } from '../dashboard/helpers.ts';
 import {
   REDIRECT, as, authorizationUrl, codeFor, decide, exchange, freePort, openAuthorization, pkce, registerClient, startOAuthApp, tokenRequest,
