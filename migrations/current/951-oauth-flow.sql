@@ -110,6 +110,25 @@ revoke execute on function app_hidden.oauth_issue(uuid, bytea, bytea, int, int) 
 create or replace function app_hidden.oauth_refusal(error text, description text) returns jsonb
 language sql immutable as $$ select jsonb_build_object('error', error, 'error_description', description) $$;
 
+-- What a code and a refresh token are both checked for first: issued to this client, and not
+-- presented before (OAuth 2.1 4.1.3 and 4.3.1: a second presentation revokes the grant, since
+-- one of the two presenters is not who the grant was for).
+create or replace function app_hidden.oauth_presented(g app_private.oauth_grants, client_id text, used_at timestamptz, what text)
+returns jsonb
+language plpgsql volatile
+set search_path to pg_catalog, public, pg_temp as $$
+begin
+  if g.client_id <> oauth_presented.client_id then
+    return app_hidden.oauth_refusal('invalid_grant', format('The %s was issued to another client', what));
+  end if;
+  if used_at is not null then
+    update app_private.oauth_grants set revoked_at = coalesce(revoked_at, now()) where id = g.id;
+    return app_hidden.oauth_refusal('invalid_grant', format('The %s was already used: the grant is revoked', what));
+  end if;
+  return null;
+end $$;
+revoke execute on function app_hidden.oauth_presented(app_private.oauth_grants, text, timestamptz, text) from public;
+
 -- authorization_code: the code once, for its client, redirect URI, PKCE challenge and resource.
 create or replace function app_hidden.oauth_exchange_code(
   code_hash bytea, client_id text, redirect_uri text, challenge text, resource text,
@@ -120,18 +139,13 @@ set search_path to pg_catalog, public, pg_temp as $$
 declare
   c app_private.oauth_codes;
   g app_private.oauth_grants;
+  refusal jsonb;
 begin
   select * into c from app_private.oauth_codes where oauth_codes.code_hash = oauth_exchange_code.code_hash for update;
   if not found then return app_hidden.oauth_refusal('invalid_grant', 'Unknown authorization code'); end if;
   select * into g from app_private.oauth_grants where id = c.grant_id;
-  if g.client_id <> oauth_exchange_code.client_id then
-    return app_hidden.oauth_refusal('invalid_grant', 'The code was issued to another client');
-  end if;
-  if c.used_at is not null then
-    -- OAuth 2.1 4.1.3: a code used twice revokes what it was exchanged for
-    update app_private.oauth_grants set revoked_at = coalesce(revoked_at, now()) where id = g.id;
-    return app_hidden.oauth_refusal('invalid_grant', 'The authorization code was already used');
-  end if;
+  refusal := app_hidden.oauth_presented(g, oauth_exchange_code.client_id, c.used_at, 'authorization code');
+  if refusal is not null then return refusal; end if;
   update app_private.oauth_codes set used_at = now() where oauth_codes.code_hash = c.code_hash;
   if c.expires_at < now() or g.revoked_at is not null then
     return app_hidden.oauth_refusal('invalid_grant', 'The authorization code has expired');
@@ -162,18 +176,14 @@ set search_path to pg_catalog, public, pg_temp as $$
 declare
   t app_private.oauth_tokens;
   g app_private.oauth_grants;
+  refusal jsonb;
 begin
   select * into t from app_private.oauth_tokens
    where token_hash = oauth_refresh.refresh_hash and kind = 'refresh' for update;
   if not found then return app_hidden.oauth_refusal('invalid_grant', 'Unknown refresh token'); end if;
   select * into g from app_private.oauth_grants where id = t.grant_id;
-  if g.client_id <> oauth_refresh.client_id then
-    return app_hidden.oauth_refusal('invalid_grant', 'The refresh token was issued to another client');
-  end if;
-  if t.used_at is not null then
-    update app_private.oauth_grants set revoked_at = coalesce(revoked_at, now()) where id = g.id;
-    return app_hidden.oauth_refusal('invalid_grant', 'The refresh token was already used: the grant is revoked');
-  end if;
+  refusal := app_hidden.oauth_presented(g, oauth_refresh.client_id, t.used_at, 'refresh token');
+  if refusal is not null then return refusal; end if;
   if g.revoked_at is not null then return app_hidden.oauth_refusal('invalid_grant', 'The grant was revoked'); end if;
   if t.expires_at < now() then return app_hidden.oauth_refusal('invalid_grant', 'The refresh token has expired'); end if;
   if g.resource <> oauth_refresh.resource then
