@@ -53,23 +53,19 @@ grant execute on function app_hidden.dashboard_key_kinds(app_public.people) to s
 create or replace function app_hidden.dashboard_keys()
 returns table (id uuid, kind text, name text, role text, scopes text[], powers text[], locations text[],
                created_by text, created_at timestamptz, revoked_at timestamptz)
-language plpgsql stable security definer
+language sql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-declare
-  me app_public.people := app_hidden.dashboard_actor();
-begin
-  return query
   select k.id, k.kind, k.name, k.role, k.scopes, k.powers,
          array(select l.name from app_private.api_key_locations kl
                  join app_public.locations l on l.organization_id = kl.organization_id and l.id = kl.location_id
                 where kl.organization_id = k.organization_id and kl.api_key_id = k.id order by l.name),
          c.name, k.created_at, k.revoked_at
-    from app_private.api_keys k
+    from app_hidden.dashboard_actor() me
+    join app_private.api_keys k on k.organization_id = me.organization_id
     join app_public.people c on c.organization_id = k.organization_id and c.id = k.created_by
-   where k.organization_id = me.organization_id
-     and (me.role in ('owner', 'admin') or k.created_by = me.id)
-   order by k.revoked_at is not null, k.created_at desc, k.id;
-end $$;
+   where me.role in ('owner', 'admin') or k.created_by = me.id
+   order by k.revoked_at is not null, k.created_at desc, k.id
+$$;
 comment on function app_hidden.dashboard_keys() is 'The keys the signed-in person sees (all for an owner or admin, else their own), without secrets.';
 revoke execute on function app_hidden.dashboard_keys() from public;
 grant execute on function app_hidden.dashboard_keys() to svc_request;
@@ -164,17 +160,15 @@ grant execute on function app_hidden.dashboard_revoke_key(uuid) to svc_request;
 
 -- The locations the person may limit a key to: all for an owner or admin, their own for a manager.
 create or replace function app_hidden.dashboard_key_locations() returns table (id uuid, name text)
-language plpgsql stable security definer
+language sql stable security definer
 set search_path to pg_catalog, public, pg_temp as $$
-declare
-  me app_public.people := app_hidden.dashboard_actor();
-begin
-  return query select l.id, l.name from app_public.locations l
-   where l.organization_id = me.organization_id
-     and (me.role in ('owner', 'admin') or exists (select 1 from app_public.person_locations pl
-            where pl.organization_id = l.organization_id and pl.person_id = me.id and pl.location_id = l.id))
-   order by l.name, l.id;
-end $$;
+  select l.id, l.name
+    from app_hidden.dashboard_actor() me
+    join app_public.locations l on l.organization_id = me.organization_id
+   where me.role in ('owner', 'admin') or exists (select 1 from app_public.person_locations pl
+           where pl.organization_id = l.organization_id and pl.person_id = me.id and pl.location_id = l.id)
+   order by l.name, l.id
+$$;
 revoke execute on function app_hidden.dashboard_key_locations() from public;
 grant execute on function app_hidden.dashboard_key_locations() to svc_request;
 

@@ -6,6 +6,7 @@ import { page, sendPage } from './html.ts';
 import { csrfToken, HOME_PATH, signedIn } from './session.ts';
 import { keysPages } from './keys.ts';
 import { signInPages } from './sign-in.ts';
+import { teamPages } from './team.ts';
 
 export const dashboard: Area = {
   name: 'dashboard',
@@ -13,6 +14,7 @@ export const dashboard: Area = {
   pages: [
     ...signInPages,
     ...keysPages,
+    ...teamPages,
     {
       method: 'GET',
       path: HOME_PATH,

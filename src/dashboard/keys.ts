@@ -3,7 +3,7 @@
 import { generateKey, hashKey } from '../auth/keys.ts';
 import { ALL_SCOPES, POWERS } from '../auth/scopes.ts';
 import { esc } from './html.ts';
-import { chosen, dashboardPage, oneOf, uuid, uuids, type View } from './pages.ts';
+import { chosen, dashboardPage, FormError, oneOf, uuid, uuids, type View } from './pages.ts';
 import type pg from 'pg';
 
 const KINDS = ['personal', 'organization', 'organization_role', 'location_limited'] as const;
@@ -50,7 +50,8 @@ export const keysPages = dashboardPage('/dashboard/keys', 'Keys', render, {
   async create(c, form) {
     const kind = oneOf(form, 'kind', KINDS);
     const role = kind === 'organization_role' || kind === 'location_limited' ? oneOf(form, 'role', ['MANAGER', 'MEMBER'] as const) : null;
-    const name = (form.get('name') ?? '').slice(0, 200);
+    const name = form.get('name') ?? '';
+    if (name.length > 200) throw new FormError('A key\'s name is at most 200 characters');
     const key = generateKey();
     await c.query(`select app_hidden.dashboard_create_key($1, $2, $3, $4, $5, $6, $7)`, [
       kind, name, role, chosen(form, 'scopes', ALL_SCOPES), role === 'MANAGER' ? chosen(form, 'powers', POWERS) : [],

@@ -21,7 +21,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import { checkout, releaseClient } from '../db/request.ts';
+import { inTransaction } from '../admin/commands.ts';
 import { readRawBody } from '../http/body.ts';
 import { ApiError, badRequest } from '../platform/errors.ts';
 
@@ -94,20 +94,11 @@ export function clearSessionCookie(res: Response, config: PageDeps['config']): v
 }
 
 /** A transaction as svc_request on the request pool; `fn` runs between begin and commit. */
-export async function inRequestTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await checkout(pool);
-  try {
-    await client.query('begin; set local role svc_request');
-    const out = await fn(client);
-    await client.query('commit');
-    return out;
-  } catch (e) {
-    await client.query('rollback').catch(() => undefined);
-    throw e;
-  } finally {
-    releaseClient(client);
-  }
-}
+export const inRequestTransaction = <T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> =>
+  inTransaction(pool, async (c) => {
+    await c.query('set local role svc_request');
+    return fn(c);
+  });
 
 /** Reads the session (claims set in `c`'s transaction); null when there is none alive. */
 async function sessionIn(c: pg.ClientBase, sessionId: string): Promise<SignedIn | null> {

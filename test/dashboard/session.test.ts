@@ -6,7 +6,7 @@ import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { updateUser } from '../../src/admin/commands.ts';
 import { safeReturnTo } from '../../src/dashboard/session.ts';
-import { Browser, lastLink, signIn } from './helpers.ts';
+import { Browser, capturingLogs, lastLink, signIn } from './helpers.ts';
 
 let app: TestApp;
 let tenant: Applied;
@@ -170,4 +170,13 @@ test.serial('Secure cookie under an https base URL', async (t) => {
   } finally {
     await secure.close();
   }
+});
+
+test.serial('in sink mode the link is also logged, so a local user can sign in', async (t) => {
+  const b = new Browser(app.url);
+  const form = await b.get('/dashboard/sign-in');
+  const { written } = await capturingLogs(() => b.post('/dashboard/sign-in', { csrf: Browser.csrf(form), email: 'max@acme.example' }));
+  const link = await lastLink(app, 'max@acme.example');
+  t.true(written.includes(link));
+  t.regex(written, /dashboard sign-in link \(sink mode\)/);
 });
