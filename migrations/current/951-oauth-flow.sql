@@ -97,10 +97,14 @@ end $$;
 revoke execute on function app_hidden.oauth_decide(uuid, uuid, uuid, boolean, bytea) from public;
 grant execute on function app_hidden.oauth_decide(uuid, uuid, uuid, boolean, bytea) to svc_request;
 
+-- A new access and refresh token for the grant; its tokens expired over a day ago go (a used
+-- refresh token is kept until then, for reuse detection).
 create or replace function app_hidden.oauth_issue(grant_id uuid, access_hash bytea, refresh_hash bytea, access_seconds int, refresh_seconds int)
 returns void
 language sql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
+  delete from app_private.oauth_tokens t where t.grant_id = $1 and t.expires_at < now() - interval '1 day';
+  delete from app_private.oauth_codes c where c.grant_id = $1 and c.expires_at < now() - interval '1 day';
   insert into app_private.oauth_tokens (token_hash, grant_id, kind, expires_at)
   values ($2, $1, 'access', now() + make_interval(secs => $4)),
          ($3, $1, 'refresh', now() + make_interval(secs => $5))

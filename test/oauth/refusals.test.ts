@@ -281,3 +281,12 @@ test.serial('malformed requests: a clear 4xx, nothing written', async (t) => {
   t.regex(anonymous.headers.get('location')!, /^\/dashboard\/sign-in\?return_to=%2Foauth%2Fauthorize%3F/);
   t.deepEqual(await Promise.all(['oauth_clients', 'oauth_tokens', 'oauth_requests', 'oauth_grants'].map(count)), before);
 });
+
+test.serial('one refresh token presented twice at once: one answer gets tokens, the grant is then revoked', async (t) => {
+  const tokens = await tokensFor(await as(app, 'olive@acme.example'));
+  const answers = await Promise.all([1, 2].map(() =>
+    tokenRequest(app, { grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token })));
+  t.deepEqual(answers.map((a) => a.status).sort(), [200, 400]);
+  const winner = answers.find((a) => a.status === 200)!;
+  t.is((await me(winner.body.access_token)).status, 401);
+});
