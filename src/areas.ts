@@ -12,6 +12,7 @@ import { conversations } from './conversations/index.ts';
 import { delivery } from './delivery/area.ts';
 import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
+import { oauth } from './oauth/index.ts';
 import { sequences } from './sequences/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, delivery, dashboard];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, delivery, dashboard, oauth];

@@ -86,6 +86,8 @@ export interface Claims {
   scopes: string[];
   records_level: 'all' | 'own';
   sms_enabled: boolean;
+  /** Present for an OAuth access token: its client and the scopes its grant carries. */
+  oauth_client?: { client_id: string; client_name: string | null; scopes: string[] };
   /**
    * Exactly what authenticate set, setting by setting: what another transaction re-applies to
    * act under these claims (transactionUnder, internal GraphQL) without encoding them itself.

@@ -13,7 +13,7 @@ import { grafast, isSafeError } from 'postgraphile/grafast';
 import { grafserv } from 'postgraphile/grafserv/express/v4';
 import { getOperationAST, GraphQLError, type ExecutionResult } from 'postgraphile/graphql';
 import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
-import { bearerKey, hashKey } from '../auth/keys.ts';
+import { bearerKey, credentialHash } from '../auth/keys.ts';
 import type { Config } from '../config.ts';
 import { runStatement, type Claims, type Requirement } from '../db/request.ts';
 import { sql } from '../db/sql.ts';
@@ -157,7 +157,7 @@ export async function createInternalGraphql(
     router.all(INTERNAL_GRAPHQL_PATH, async (req, res, next) => {
       const key = bearerKey(req.get('authorization'));
       if (!key) throw unauthorized();
-      const keyHash = hashKey(key);
+      const keyHash = credentialHash(key, config.baseUrl);
       const ticket = heavy.admit(keyHash);
       res.on('close', ticket.end);
       try {

@@ -13,6 +13,7 @@ import { execute, type ExecuteDeps } from '../platform/execute.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { MCP_PATH, mcpHandler, mcpMessageCount, originCheck } from '../mcp/endpoint.ts';
+import { mcpChallenge } from '../auth/oauth.ts';
 
 export interface AppDeps extends ExecuteDeps {
   operations: readonly AnyOperation[];
@@ -45,7 +46,8 @@ function rateLimited(limiter: RateLimiter | undefined, route: string, weight: (r
 }
 
 function sendError(req: Request, res: Response, err: ApiError) {
-  if (err.statusCode === 401) res.set('WWW-Authenticate', 'Bearer');
+  // the MCP endpoint's challenge names its protected resource metadata (OAuth discovery)
+  if (err.statusCode === 401) res.set('WWW-Authenticate', req.path === MCP_PATH ? mcpChallenge(req.app.locals.baseUrl) : 'Bearer');
   if (typeof err.extra.retry_after === 'number') res.set('Retry-After', String(err.extra.retry_after));
   res.status(err.statusCode).json(envelope(err, req.originalUrl.split('?')[0]!));
 }
@@ -53,6 +55,7 @@ function sendError(req: Request, res: Response, err: ApiError) {
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  app.locals.baseUrl = deps.config.baseUrl;
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.set('trust proxy', deps.config.trustProxy);
@@ -114,7 +117,7 @@ export function createApp(deps: AppDeps): express.Express {
   for (const page of deps.pages ?? []) {
     const method = page.method.toLowerCase() as 'get' | 'post' | 'options';
     app[method](page.path, rateLimited(deps.limiter, `${page.method} ${page.path}`), (req, res, next) => {
-      page.handle(req, res, { pool: deps.pool, config: deps.config }).catch(next);
+      page.handle(req, res, { pool: deps.pool, config: deps.config, operations: deps.operations }).catch(next);
     });
   }
 

@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
-import { bearerKey, hashKey } from '../auth/keys.ts';
+import { bearerKey, credentialHash } from '../auth/keys.ts';
 import { runStatement } from '../db/request.ts';
 import { sql } from '../db/sql.ts';
 import { ApiError, envelope, notFound, toApiError, unauthorized } from '../platform/errors.ts';
@@ -152,7 +152,7 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
   return async (req: Request, res: Response): Promise<void> => {
     const key = bearerKey(req.get('authorization'));
     if (!key) throw unauthorized();
-    const { rows } = await runStatement(deps.pool, hashKey(key), { scope: null, memberAccess: 'open', managerPower: null },
+    const { rows } = await runStatement(deps.pool, credentialHash(key, deps.config.baseUrl), { scope: null, memberAccess: 'open', managerPower: null },
       sql`select app_hidden.authorize_mcp(${requirements}::jsonb) as tools`);
     const callable = new Set(rows[0]!.tools as string[]);
 

@@ -17,6 +17,11 @@ const MeResponse = z.object({
     location_ids: z.array(uuid).nullable().describe('null when the key reaches the whole organization'),
     powers: z.array(z.string()).nullable().describe('manager powers; null for a key with no role'),
   }).nullable().describe('null for an OAuth token'),
+  oauth_client: z.object({
+    client_id: z.string(),
+    client_name: z.string().nullable(),
+    scopes: z.array(z.string()),
+  }).optional().describe('the OAuth client and the scopes its grant carries; present for an OAuth token'),
   principal: z.object({
     user_id: uuid,
     role: z.enum(['OWNER', 'ADMIN', 'MANAGER', 'MEMBER']),
@@ -49,7 +54,7 @@ export const meGet = defineOperation({
       const personal = claims.kind === 'personal';
       return {
         organization: { id: String(org!.id), name: String(org!.name) },
-        api_key: {
+        api_key: claims.oauth_client ? null : {
           id: claims.credential_id,
           kind: claims.kind,
           scopes: claims.scopes,
@@ -57,6 +62,7 @@ export const meGet = defineOperation({
           location_ids: claims.location_ids,
           powers: claims.key_role === 'MEMBER' ? [] : claims.powers,
         },
+        ...(claims.oauth_client ? { oauth_client: claims.oauth_client } : {}),
         ...(personal && claims.user_id
           ? {
               principal: {

@@ -3,7 +3,7 @@
 // then validation, then the operation — with replay for idempotent operations.
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import { hashKey } from '../auth/keys.ts';
+import { credentialHash } from '../auth/keys.ts';
 import { runStatement, runTransaction, type Claims, type Requirement, type Tx } from '../db/request.ts';
 import type { AnyOperation } from '../registry/operation.ts';
 import { ApiError, unauthorized } from './errors.ts';
@@ -32,7 +32,7 @@ export async function execute(
   readInput: () => Record<string, unknown>,
 ): Promise<Answer> {
   if (!key) throw unauthorized();
-  const keyHash = hashKey(key);
+  const keyHash = credentialHash(key, deps.config.baseUrl);
   const requirement = requirementOf(op);
   const lane = op.heavy ? deps.heavy : undefined;
   if (lane) {

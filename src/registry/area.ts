@@ -34,7 +34,15 @@ export interface PublicPage {
    * `pool` is the request pool (svc_login): the page sets its own role and calls only what it is
    * granted. `config`: the service's settings (base URL, transports), for pages that need them.
    */
-  handle(req: Request, res: Response, deps: { pool: pg.Pool; config: Config }): Promise<void>;
+  handle(req: Request, res: Response, deps: PageDeps): Promise<void>;
+}
+
+/** What a public page gets from the app: the request pool, the settings, the operations it serves. */
+export interface PageDeps {
+  pool: pg.Pool;
+  config: Config;
+  /** Every operation the app serves (what a page may need to know of the API, like the OAuth consent's scopes). */
+  operations: readonly AnyOperation[];
 }
 
 export interface Area {

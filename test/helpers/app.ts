@@ -75,6 +75,8 @@ export async function startApp(opts: {
   statementTimeoutMs?: number;
   /** A rate limiter over the app's pool; none by default. */
   limiter?: (pool: pg.Pool, config: Config) => RateLimiter | undefined;
+  /** The port to listen on (a suite that sets SVC_BASE_URL to its own address); a free one otherwise. */
+  port?: number;
 } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   // Suites that send many expensive calls at once test other things than the heavy lane's
@@ -88,7 +90,7 @@ export async function startApp(opts: {
   const limiter = opts.limiter?.(pool, config);
   const operations = opts.operations ?? operationsOf(AREAS);
   const app = createApp({ pool, heavy, config, operations, pages: pagesOf(AREAS), mount, clock: opts.clock, limiter });
-  const server: Server = await listen(app, 0, '127.0.0.1');
+  const server: Server = await listen(app, opts.port ?? 0, '127.0.0.1');
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {

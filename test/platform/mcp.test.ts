@@ -131,7 +131,8 @@ test('the key is checked first: 401 with WWW-Authenticate', async (t) => {
   for (const headers of cases) {
     const res = await rpc(initialize, headers);
     t.is(res.status, 401);
-    t.is(res.headers.get('www-authenticate'), 'Bearer');
+    // names the protected resource metadata (test/oauth/discovery.test.ts checks the whole challenge)
+    t.regex(res.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api\/v1\/mcp", scope="/);
     t.is(((await res.json()) as any).error, 'unauthorized');
   }
 });

@@ -1,0 +1,207 @@
+// OAuth clients without ids or secrets handed out by hand: client ID metadata documents (the
+// MCP revision's preferred way: the client_id is an https URL serving the client's metadata)
+// and dynamic client registration (RFC 7591, public clients only) for older clients.
+import { BlockList, isIP } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import type { Config } from '../config.ts';
+import { publicStatement } from '../db/public.ts';
+
+export class OAuthError extends Error {
+  readonly status: number;
+  readonly error: string;
+  constructor(status: number, error: string, description: string) {
+    super(description);
+    this.status = status;
+    this.error = error;
+  }
+}
+
+// Schemes a browser or OS must never be sent an authorization code through.
+const UNSAFE_SCHEMES = new Set(['javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms']);
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * A redirect URI as OAuth 2.1 and RFC 8252 allow it: https, http on a loopback address (any
+ * port), or a private-use scheme of a native app; never with a fragment.
+ */
+export function checkRedirectUri(value: unknown): string {
+  if (typeof value !== 'string' || value.length > 2000) throw new OAuthError(400, 'invalid_redirect_uri', 'redirect_uri must be a URI');
+  let url: URL;
+  try { url = new URL(value); } catch { throw new OAuthError(400, 'invalid_redirect_uri', `${value} is not a URI`); }
+  const scheme = url.protocol.slice(0, -1);
+  const ok = !url.hash && !value.includes('#') && !url.username && !url.password && (
+    (scheme === 'https' && url.hostname !== '')
+    || (scheme === 'http' && LOOPBACK_HOSTS.has(url.hostname))
+    || (scheme !== 'http' && scheme !== 'https' && !UNSAFE_SCHEMES.has(scheme) && /^[a-z][a-z0-9+.-]*$/.test(scheme)));
+  if (!ok) {
+    throw new OAuthError(400, 'invalid_redirect_uri',
+      `${value}: redirect URIs must be https, http on a loopback address, or a private-use scheme, without a fragment`);
+  }
+  return value;
+}
+
+/** Whether a requested redirect URI is one registered: exactly, but any port for http loopback ones. */
+export function redirectMatches(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  let req: URL;
+  try { req = new URL(requested); } catch { return false; }
+  if (req.protocol !== 'http:' || !LOOPBACK_HOSTS.has(req.hostname)) return false;
+  return registered.some((r) => {
+    const reg = new URL(r);
+    if (reg.protocol !== 'http:' || reg.hostname !== req.hostname) return false;
+    reg.port = req.port;
+    return reg.href === req.href;
+  });
+}
+
+export interface Client {
+  client_id: string;
+  registration: 'dynamic' | 'metadata_document';
+  client_name: string | null;
+  client_uri: string | null;
+  redirect_uris: string[];
+  fetched_age_s: number | null;
+}
+
+const text = (v: unknown, max: number, name: string): string | null => {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string' || v.length > max) throw new OAuthError(400, 'invalid_client_metadata', `${name} must be a string of at most ${max} characters`);
+  return v;
+};
+
+/** The metadata fields we keep, checked as RFC 7591 reads them (public clients: no secret). */
+function clientMetadata(body: unknown): { client_name: string | null; client_uri: string | null; redirect_uris: string[] } {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError(400, 'invalid_client_metadata', 'The client metadata must be a JSON object');
+  const m = body as Record<string, unknown>;
+  if (!Array.isArray(m.redirect_uris) || m.redirect_uris.length < 1 || m.redirect_uris.length > 20) {
+    throw new OAuthError(400, 'invalid_redirect_uri', 'redirect_uris must list 1 to 20 redirect URIs');
+  }
+  const redirect_uris = m.redirect_uris.map(checkRedirectUri);
+  if (m.token_endpoint_auth_method !== undefined && m.token_endpoint_auth_method !== 'none') {
+    throw new OAuthError(400, 'invalid_client_metadata', 'Only public clients are registered: token_endpoint_auth_method must be none');
+  }
+  const grants = m.grant_types ?? ['authorization_code'];
+  if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
+    throw new OAuthError(400, 'invalid_client_metadata', 'grant_types may list authorization_code and refresh_token only');
+  }
+  const responses = m.response_types ?? ['code'];
+  if (!Array.isArray(responses) || responses.some((r) => r !== 'code')) {
+    throw new OAuthError(400, 'invalid_client_metadata', 'response_types may list code only');
+  }
+  const client_uri = text(m.client_uri, 2000, 'client_uri');
+  if (client_uri !== null && !/^https?:\/\//.test(client_uri)) throw new OAuthError(400, 'invalid_client_metadata', 'client_uri must be an http(s) URL');
+  return { client_name: text(m.client_name, 200, 'client_name'), client_uri, redirect_uris };
+}
+
+async function saveClient(pool: pg.Pool, clientId: string, registration: Client['registration'], m: ReturnType<typeof clientMetadata>) {
+  await publicStatement(pool, 'select app_hidden.oauth_save_client($1, $2, $3, $4, $5::text[])',
+    [clientId, registration, m.client_name, m.client_uri, m.redirect_uris]);
+}
+
+/** RFC 7591 registration of a public client: the answer (201) is the registered metadata. */
+export async function registerClient(pool: pg.Pool, body: unknown): Promise<Record<string, unknown>> {
+  const m = clientMetadata(body);
+  const clientId = `svc_client_${randomBytes(16).toString('base64url')}`;
+  await saveClient(pool, clientId, 'dynamic', m);
+  return {
+    client_id: clientId,
+    client_id_issued_at: Math.floor(Date.now() / 1000),
+    ...(m.client_name !== null ? { client_name: m.client_name } : {}),
+    ...(m.client_uri !== null ? { client_uri: m.client_uri } : {}),
+    redirect_uris: m.redirect_uris,
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  };
+}
+
+// --- client ID metadata documents ---------------------------------------------------------
+
+/** A fetched document is used for this long before it is fetched again. */
+export const METADATA_CACHE_SECONDS = 3600;
+export const METADATA_MAX_BYTES = 64 * 1024;
+export const METADATA_TIMEOUT_MS = 5000;
+
+const PRIVATE = new BlockList();
+for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
+  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) {
+  PRIVATE.addSubnet(net, bits, 'ipv4');
+}
+for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
+
+/** Whether an address is loopback, private, link-local, shared, multicast or unspecified. */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return PRIVATE.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped ? PRIVATE.check(mapped[1]!, 'ipv4') : PRIVATE.check(address, 'ipv6');
+}
+
+/** Whether a string is a client ID metadata document URL (an https URL with a path), as the MCP spec defines it. */
+export const isMetadataDocumentId = (clientId: string) => /^https?:\/\/[^/]+\/./.test(clientId);
+
+/**
+ * GETs a client ID metadata document: https (http only for an origin SVC_ALLOWED_HOSTS lists),
+ * connecting only to the address checked (no private address unless the origin is listed), no
+ * redirects, at most METADATA_MAX_BYTES within METADATA_TIMEOUT_MS.
+ */
+async function fetchDocument(url: URL, trusted: boolean): Promise<unknown> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true }).catch(() => []);
+  if (addresses.length === 0) throw new OAuthError(400, 'invalid_client', `The client metadata document's host ${url.hostname} does not resolve`);
+  if (!trusted && addresses.some((a) => isPrivateAddress(a.address))) {
+    throw new OAuthError(400, 'invalid_client', `The client metadata document's host ${url.hostname} is a private address`);
+  }
+  const pinned = addresses[0]!;
+  const get = url.protocol === 'https:' ? https.get : http.get;
+  return await new Promise((resolve, reject) => {
+    const fail = (why: string) => reject(new OAuthError(400, 'invalid_client', `The client metadata document could not be fetched: ${why}`));
+    const req = get(url, {
+      headers: { accept: 'application/json' },
+      timeout: METADATA_TIMEOUT_MS,
+      // connect to the address vetted above, never to what a second lookup might answer
+      lookup: (_h, opts, cb) => ((opts as { all?: boolean }).all
+        ? (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned])
+        : cb(null, pinned.address, pinned.family)),
+    }, (res) => {
+      if (res.statusCode !== 200) { res.resume(); return fail(`HTTP ${res.statusCode}`); }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > METADATA_MAX_BYTES) { req.destroy(); fail(`larger than ${METADATA_MAX_BYTES} bytes`); } else chunks.push(c);
+      });
+      res.on('end', () => {
+        try { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); } catch { fail('not JSON'); }
+      });
+      res.on('error', () => fail('the connection failed'));
+    });
+    req.on('timeout', () => { req.destroy(); fail('timed out'); });
+    req.on('error', () => fail('the connection failed'));
+  });
+}
+
+/** The client a client_id names: registered, or its metadata document (cached, else fetched and checked). */
+export async function resolveClient(pool: pg.Pool, config: Pick<Config, 'allowedOrigins'>, clientId: string): Promise<Client> {
+  if (clientId.length > 2000) throw new OAuthError(400, 'invalid_client', 'Unknown client_id');
+  const [row] = await publicStatement<{ client: Client | null }>(pool, 'select app_hidden.oauth_client($1) as client', [clientId]);
+  const known = row?.client ?? null;
+  if (known && (known.registration === 'dynamic' || (known.fetched_age_s ?? Infinity) < METADATA_CACHE_SECONDS)) return known;
+  if (!isMetadataDocumentId(clientId)) throw new OAuthError(400, 'invalid_client', 'Unknown client_id');
+  const url = new URL(clientId);
+  const trusted = config.allowedOrigins.includes(url.origin);
+  if (url.protocol !== 'https:' && !trusted) throw new OAuthError(400, 'invalid_client', 'A client metadata document must be served over https');
+  if (url.hash || url.username || url.password) throw new OAuthError(400, 'invalid_client', 'A client_id URL carries no fragment or credentials');
+  const doc = await fetchDocument(url, trusted);
+  if (!doc || typeof doc !== 'object' || (doc as { client_id?: unknown }).client_id !== clientId) {
+    throw new OAuthError(400, 'invalid_client', 'The client metadata document\'s client_id is not its own URL');
+  }
+  const m = clientMetadata(doc);
+  await saveClient(pool, clientId, 'metadata_document', m);
+  return { client_id: clientId, registration: 'metadata_document', ...m, fetched_age_s: 0 };
+}

@@ -1,0 +1,45 @@
+// Discovery from the MCP endpoint's 401 (MCP authorization; RFC 9728, RFC 8414).
+import test from 'ava';
+import type { TestApp } from '../helpers/app.ts';
+import { ALL_SCOPES } from '../../src/auth/scopes.ts';
+import { startOAuthApp } from './helpers.ts';
+
+let app: TestApp;
+test.before(async () => { ({ app } = await startOAuthApp()); });
+test.after.always(async () => { await app?.close(); });
+
+test('the MCP endpoint\'s 401 names the resource metadata and the scopes', async (t) => {
+  const res = await fetch(`${app.url}/api/v1/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  t.is(res.status, 401);
+  t.is(res.headers.get('www-authenticate'),
+    `Bearer resource_metadata="${app.url}/.well-known/oauth-protected-resource/api/v1/mcp", scope="${ALL_SCOPES.join(' ')}"`);
+  // REST keeps its plain challenge
+  t.is((await app.request('GET', '/api/v1/me')).headers.get('www-authenticate'), 'Bearer');
+});
+
+test('protected resource metadata at the path-suffixed and the root address', async (t) => {
+  for (const path of ['/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-protected-resource']) {
+    const res = await fetch(app.url + path);
+    t.is(res.status, 200);
+    t.deepEqual(await res.json(), {
+      resource: `${app.url}/api/v1/mcp`, authorization_servers: [app.url], scopes_supported: ALL_SCOPES,
+      bearer_methods_supported: ['header'], resource_name: 'Receptionist, CRM and follow-up (MCP)',
+    });
+  }
+});
+
+test('authorization server metadata', async (t) => {
+  const res = await fetch(`${app.url}/.well-known/oauth-authorization-server`);
+  t.is(res.status, 200);
+  t.like(await res.json(), {
+    issuer: app.url,
+    authorization_endpoint: `${app.url}/oauth/authorize`,
+    token_endpoint: `${app.url}/oauth/token`,
+    registration_endpoint: `${app.url}/oauth/register`,
+    code_challenge_methods_supported: ['S256'],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+    token_endpoint_auth_methods_supported: ['none'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+  });
+});
