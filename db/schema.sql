@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 540-appointments-availability.sql, 550-appointments-booking.sql, 560-appointments-own-clients-and-sequences.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 800-broadcasts-schedules.sql, 810-broadcasts-runs.sql, 900-analysts.sql, 901-current_org_id.sql, 902-current_user_id.sql, 903-current_credential_id.sql, 904-current_role.sql, 905-current_reaches_all_locations.sql, 906-current_location_ids.sql, 907-current_powers.sql, 908-current_scopes.sql, 909-current_records_level.sql, 910-current_sms_enabled.sql, 911-analytics-views.sql, 919-analyst-grants.sql) leave.
--- migrations sha256:809d9e81b95ecaf9dbf693b6493565e21dcafe5df9bba3f8a6f6d23315ad80c9
+-- The schema that migrations/committed/ (000001–000014) and migrations/current/ (500-appointments-tables.sql, 520-appointments-reads.sql, 540-appointments-availability.sql, 550-appointments-booking.sql, 560-appointments-own-clients-and-sequences.sql, 600-sequences-step-sweep.sql, 610-sequences-step-cost.sql, 700-conversations-tables.sql, 701-conversations-inbound.sql, 702-conversations-writes.sql, 703-conversations-ai.sql, 720-calls.sql, 721-calls-reads.sql, 722-calls-webhook.sql, 740-forms.sql, 741-forms-reads.sql, 742-forms-public.sql, 800-broadcasts-schedules.sql, 810-broadcasts-runs.sql, 850-delivery-sms.sql, 851-delivery-email.sql, 900-analysts.sql, 901-current_org_id.sql, 902-current_user_id.sql, 903-current_credential_id.sql, 904-current_role.sql, 905-current_reaches_all_locations.sql, 906-current_location_ids.sql, 907-current_powers.sql, 908-current_scopes.sql, 909-current_records_level.sql, 910-current_sms_enabled.sql, 911-analytics-views.sql, 930-dashboard-sessions.sql, 931-dashboard-keys.sql, 932-dashboard-team.sql, 950-oauth-tables.sql, 951-oauth-flow.sql, 952-oauth-authenticate.sql, 953-oauth-connected-apps.sql, 990-analyst-grants.sql) leave.
+-- migrations sha256:0d5941e370beb8529737e3d0555265415080ead3a7f3f80e993a6ce8f6a90e73
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -996,9 +996,23 @@ declare
   role_switch boolean;
   settings jsonb;
   refusal jsonb;
+  oauth_client jsonb;
 begin
   select * into k from app_private.api_keys where api_keys.key_hash = authenticate.key_hash;
-  if not found or k.revoked_at is not null then
+  if not found then
+    -- an OAuth access token: the grant seen as a personal key of its person
+    select g.organization_id, g.id, 'personal', g.person_id, g.scopes,
+           jsonb_build_object('client_id', c.client_id, 'client_name', c.client_name, 'scopes', to_jsonb(g.scopes))
+      into k.organization_id, k.id, k.kind, k.created_by, k.scopes, oauth_client
+      from app_private.oauth_tokens t
+      join app_private.oauth_grants g on g.id = t.grant_id
+      join app_private.oauth_clients c on c.client_id = g.client_id
+     where t.token_hash = authenticate.key_hash and t.kind = 'access'
+       and t.expires_at > now() and g.revoked_at is null;
+    if not found then
+      perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
+    end if;
+  elsif k.revoked_at is not null then
     perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
   end if;
 
@@ -1008,7 +1022,7 @@ begin
   if k.kind = 'personal' then
     select r.agent_access into role_switch from app_public.role_agent_access r
      where r.organization_id = p.organization_id and r.role = p.role;
-    if not p.active
+    if p.id is null or not p.active
        or (p.role <> 'owner' and (not p.agent_access or not coalesce(role_switch, true))) then
       perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
     end if;
@@ -1062,7 +1076,7 @@ begin
     'records_level', records_level,
     'sms_enabled', sms_enabled,
     'settings', settings
-  );
+  ) || case when oauth_client is not null then jsonb_build_object('oauth_client', oauth_client) else '{}' end;
 end $$;
 
 ALTER FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
@@ -1071,7 +1085,7 @@ ALTER FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, memb
 -- Name: FUNCTION authenticate(key_hash bytea, required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, member_access text, manager_power text) IS 'Resolves a key hash, sets the svc.* claims for the transaction, enforces the operation''s requirements (app_hidden.requirement_refusal), and answers the claims with the exact settings it set (settings).';
+COMMENT ON FUNCTION app_hidden.authenticate(key_hash bytea, required_scope text, member_access text, manager_power text) IS 'Resolves a key hash (an API key''s, or an OAuth access token''s as a personal key of its grant''s person), sets the svc.* claims for the transaction, enforces the operation''s requirements (app_hidden.requirement_refusal), and answers the claims with the exact settings it set (settings).';
 
 --
 -- Name: authorize_internal_graphql(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3164,6 +3178,760 @@ ALTER FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, valu
 COMMENT ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) IS 'Type check of a custom field value: number/currency a JSON number, boolean, date YYYY-MM-DD, datetime ISO 8601 with offset, select one of options, text a string.';
 
 --
+-- Name: people; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.people (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    email public.citext NOT NULL,
+    role text NOT NULL,
+    powers text[] DEFAULT '{}'::text[] NOT NULL,
+    sms_enabled boolean DEFAULT true NOT NULL,
+    records_level text DEFAULT 'all'::text NOT NULL,
+    active boolean DEFAULT true NOT NULL,
+    agent_access boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT people_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT people_powers_check CHECK ((powers <@ ARRAY['contacts'::text, 'sequences'::text, 'appointments'::text, 'staff'::text])),
+    CONSTRAINT people_records_level_check CHECK ((records_level = ANY (ARRAY['all'::text, 'own'::text]))),
+    CONSTRAINT people_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'manager'::text, 'member'::text])))
+);
+
+ALTER TABLE app_public.people OWNER TO svc_owner;
+
+--
+-- Name: TABLE people; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.people IS 'A person and their membership of the organization: role, powers, settings.';
+
+--
+-- Name: COLUMN people.powers; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.people.powers IS 'Manager powers: contacts, sequences, appointments, staff (meaningful for managers only).';
+
+--
+-- Name: COLUMN people.records_level; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.people.records_level IS 'all, or own: a member who reads only their own appointments and clients.';
+
+--
+-- Name: COLUMN people.agent_access; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.people.agent_access IS 'While false, this person''s personal keys and OAuth tokens get 401 (an owner''s is always on).';
+
+--
+-- Name: dashboard_actor(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_actor() RETURNS app_public.people
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  p app_public.people;
+begin
+  select x.* into p
+    from app_private.dashboard_sessions s
+    join app_public.people x on x.organization_id = s.organization_id and x.id = s.person_id
+   where s.id = app_hidden.current_credential_id() and s.organization_id = app_hidden.current_org_id()
+     and s.person_id = app_hidden.current_user_id() and s.expires_at > now() and x.active;
+  if not found then
+    perform app_hidden.raise_error(401, 'unauthorized', 'Sign in again');
+  end if;
+  return p;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_actor() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_actor(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_actor() IS 'The signed-in person of the current dashboard transaction, read afresh; 401 unless the claims are a live session''s.';
+
+--
+-- Name: dashboard_create_key(text, text, text, text[], text[], uuid[], bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_actor();
+  locs uuid[] := coalesce(location_ids, '{}');
+  own_locs uuid[];
+  k_kind text;
+  k_role text := key_role;
+  k_powers text[] := coalesce(powers, '{}');
+  new_id uuid;
+begin
+  if kind not in ('personal', 'organization', 'organization_role', 'location_limited') then
+    perform app_hidden.raise_error(400, 'bad_request', 'Choose a kind of key');
+  end if;
+  if not (kind = any(app_hidden.dashboard_key_kinds(me))) then
+    perform app_hidden.raise_error(403, 'insufficient_role', format('Your role may not create a %s key', replace(kind, '_', ' ')));
+  end if;
+  if coalesce(cardinality(scopes), 0) = 0 then
+    perform app_hidden.raise_error(422, 'scopes_required', 'Choose at least one scope');
+  end if;
+  if kind = 'personal' then
+    k_kind := 'personal'; k_role := null; k_powers := '{}'; locs := '{}';
+  elsif kind = 'organization' then
+    k_kind := 'organization'; k_role := null; k_powers := '{}'; locs := '{}';
+  else
+    k_kind := 'organization';
+    k_role := coalesce(k_role, 'MANAGER');
+    if k_role not in ('MANAGER', 'MEMBER') then
+      perform app_hidden.raise_error(400, 'bad_request', 'A key''s role is MANAGER or MEMBER');
+    end if;
+    if kind = 'organization_role' then locs := '{}'; end if;
+    if kind = 'location_limited' and cardinality(locs) = 0 then
+      perform app_hidden.raise_error(422, 'locations_required', 'Choose at least one location');
+    end if;
+    if k_role = 'MEMBER' then k_powers := '{}'; end if;
+  end if;
+  if cardinality(locs) > 0 and (select count(*) from app_public.locations l
+                                 where l.organization_id = me.organization_id and l.id = any(locs)) <> cardinality(locs) then
+    perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+  end if;
+  if me.role = 'manager' then
+    select coalesce(array_agg(pl.location_id), '{}') into own_locs from app_public.person_locations pl
+     where pl.organization_id = me.organization_id and pl.person_id = me.id;
+    if k_kind = 'organization' and not (locs <@ own_locs) then
+      perform app_hidden.raise_error(403, 'insufficient_role', 'A manager limits a key to their own locations');
+    end if;
+    if not (k_powers <@ me.powers) then
+      perform app_hidden.raise_error(403, 'insufficient_role', 'A manager gives a key only powers they hold');
+    end if;
+  end if;
+  insert into app_private.api_keys (organization_id, kind, name, created_by, role, scopes, powers, key_hash)
+  values (me.organization_id, k_kind, nullif(btrim(name), ''), me.id, k_role, scopes, k_powers, key_hash)
+  returning id into new_id;
+  insert into app_private.api_key_locations (organization_id, api_key_id, location_id)
+  select me.organization_id, new_id, l from unnest(locs) l group by l;
+  -- the same rule that revokes a key when its creator changes (migration 000001)
+  if k_kind = 'organization' and not (select app_private.person_may_hold_key(me, k) from app_private.api_keys k
+                                        where k.organization_id = me.organization_id and k.id = new_id) then
+    perform app_hidden.raise_error(403, 'insufficient_role', 'Your role may not create this key');
+  end if;
+  return new_id;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea) IS 'Creates a key (kind: personal, organization, organization_role, location_limited) as the signed-in person, within the spec''s rules; only its hash is stored.';
+
+--
+-- Name: dashboard_end_session(bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_end_session(session_hash bytea) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  delete from app_private.dashboard_sessions d where d.session_hash = dashboard_end_session.session_hash
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_end_session(session_hash bytea) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_end_session(session_hash bytea); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_end_session(session_hash bytea) IS 'Sign-out: the session is gone.';
+
+--
+-- Name: dashboard_issue_link(uuid, uuid, bytea, text, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_issue_link(org uuid, person uuid, token_hash bytea, return_to text, recipient text, subject text, body text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if not exists (select 1 from app_public.people p
+                  where p.organization_id = org and p.id = person and p.active and p.email = recipient::citext) then
+    perform app_hidden.raise_error(404, 'not_found', 'Person not found');
+  end if;
+  -- one person's links are counted one at a time
+  perform pg_advisory_xact_lock(hashtextextended('dashboard_links:' || person::text, 0));
+  if (select count(*) from app_private.dashboard_links d
+       where d.organization_id = org and d.person_id = person
+         and d.created_at > now() - make_interval(mins => (app_hidden.dashboard_lifetimes()->>'link_minutes')::int))
+     >= (app_hidden.dashboard_lifetimes()->>'link_burst')::int then
+    return false;
+  end if;
+  insert into app_private.dashboard_links (organization_id, person_id, token_hash, return_to, expires_at)
+  values (org, person, token_hash, return_to,
+          now() + make_interval(mins => (app_hidden.dashboard_lifetimes()->>'link_minutes')::int));
+  perform set_config('svc.organization_id', org::text, true);
+  perform app_hidden.queue_message('email', recipient, subject, body, null, jsonb_build_object('kind', 'dashboard_sign_in'));
+  perform set_config('svc.organization_id', '', true);
+  return true;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_issue_link(org uuid, person uuid, token_hash bytea, return_to text, recipient text, subject text, body text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_issue_link(org uuid, person uuid, token_hash bytea, return_to text, recipient text, subject text, body text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_issue_link(org uuid, person uuid, token_hash bytea, return_to text, recipient text, subject text, body text) IS 'Stores a sign-in link (its token''s hash) for an active person and queues its email to their address.';
+
+--
+-- Name: dashboard_key_kinds(app_public.people); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_key_kinds(p app_public.people) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case
+    when p.role in ('owner', 'admin') then array['personal', 'organization', 'organization_role', 'location_limited']
+    when p.role = 'manager' and 'staff' = any(p.powers) then array['personal', 'location_limited']
+    else array['personal'] end
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_key_kinds(p app_public.people) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_key_kinds(p app_public.people); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_key_kinds(p app_public.people) IS 'The kinds of key a person may create: personal, organization, organization_role, location_limited.';
+
+--
+-- Name: dashboard_key_locations(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_key_locations() RETURNS TABLE(id uuid, name text)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select l.id, l.name
+    from app_hidden.dashboard_actor() me
+    join app_public.locations l on l.organization_id = me.organization_id
+   where me.role in ('owner', 'admin') or exists (select 1 from app_public.person_locations pl
+           where pl.organization_id = l.organization_id and pl.person_id = me.id and pl.location_id = l.id)
+   order by l.name, l.id
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_key_locations() OWNER TO svc_owner;
+
+--
+-- Name: dashboard_keys(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_keys() RETURNS TABLE(id uuid, kind text, name text, role text, scopes text[], powers text[], locations text[], created_by text, created_at timestamp with time zone, revoked_at timestamp with time zone)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select k.id, k.kind, k.name, k.role, k.scopes, k.powers,
+         array(select l.name from app_private.api_key_locations kl
+                 join app_public.locations l on l.organization_id = kl.organization_id and l.id = kl.location_id
+                where kl.organization_id = k.organization_id and kl.api_key_id = k.id order by l.name),
+         c.name, k.created_at, k.revoked_at
+    from app_hidden.dashboard_actor() me
+    join app_private.api_keys k on k.organization_id = me.organization_id
+    join app_public.people c on c.organization_id = k.organization_id and c.id = k.created_by
+   where me.role in ('owner', 'admin') or k.created_by = me.id
+   order by k.revoked_at is not null, k.created_at desc, k.id
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_keys() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_keys(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_keys() IS 'The keys the signed-in person sees (all for an owner or admin, else their own), without secrets.';
+
+--
+-- Name: dashboard_lifetimes(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_lifetimes() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select '{"link_minutes": 15, "link_burst": 5, "session_hours": 12}'::jsonb
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_lifetimes() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_lifetimes(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_lifetimes() IS 'Lifetimes of sign-in links (minutes) and dashboard sessions (hours); links per person per link lifetime (burst).';
+
+--
+-- Name: dashboard_link_people(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_link_people(email text) RETURNS TABLE(organization_id uuid, person_id uuid, organization_name text)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select p.organization_id, p.id, o.name
+    from app_public.people p
+    join app_public.organizations o on o.id = p.organization_id
+   where p.email = dashboard_link_people.email::citext and p.active
+   order by o.name, p.organization_id
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_link_people(email text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_link_people(email text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_link_people(email text) IS 'The active people with an email address (one per organization), to send each a sign-in link.';
+
+--
+-- Name: dashboard_locations(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_locations() RETURNS TABLE(id uuid, name text)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select l.id, l.name from app_hidden.dashboard_actor() me
+    join app_public.locations l on l.organization_id = me.organization_id
+   order by l.name, l.id
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_locations() OWNER TO svc_owner;
+
+--
+-- Name: dashboard_manager_of_team(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_manager_of_team() RETURNS app_public.people
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_actor();
+begin
+  if me.role not in ('owner', 'admin') then
+    perform app_hidden.raise_error(403, 'insufficient_role', 'Only an owner or admin manages the team and the organization');
+  end if;
+  return me;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_manager_of_team() OWNER TO svc_owner;
+
+--
+-- Name: dashboard_people(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_people() RETURNS TABLE(id uuid, name text, email text, role text, powers text[], sms_enabled boolean, records_level text, agent_access boolean, active boolean, location_ids uuid[])
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select p.id, p.name, p.email::text, p.role, p.powers, p.sms_enabled, p.records_level, p.agent_access, p.active,
+         array(select pl.location_id from app_public.person_locations pl
+                where pl.organization_id = p.organization_id and pl.person_id = p.id order by pl.location_id)
+    from app_hidden.dashboard_actor() me
+    join app_public.people p on p.organization_id = me.organization_id
+   where me.role in ('owner', 'admin') or p.id = me.id
+   order by p.active desc, p.name, p.id
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_people() OWNER TO svc_owner;
+
+--
+-- Name: dashboard_redeem_link(bytea, bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) RETURNS TABLE(organization_id uuid, person_id uuid, return_to text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  l app_private.dashboard_links;
+begin
+  update app_private.dashboard_links d set used_at = now()
+   where d.token_hash = dashboard_redeem_link.token_hash and d.used_at is null and d.expires_at > now()
+  returning d.* into l;
+  if not found or not exists (select 1 from app_public.people p
+                               where p.organization_id = l.organization_id and p.id = l.person_id and p.active) then
+    return;
+  end if;
+  -- the person's dead sessions and old links go at each sign-in, so neither table only grows
+  delete from app_private.dashboard_sessions d
+   where d.organization_id = l.organization_id and d.person_id = l.person_id and d.expires_at <= now();
+  delete from app_private.dashboard_links d
+   where d.organization_id = l.organization_id and d.person_id = l.person_id and d.expires_at < now() - interval '1 day';
+  insert into app_private.dashboard_sessions (organization_id, person_id, session_hash, expires_at)
+  values (l.organization_id, l.person_id, session_hash,
+          now() + make_interval(hours => (app_hidden.dashboard_lifetimes()->>'session_hours')::int));
+  return query select l.organization_id, l.person_id, l.return_to;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_redeem_link(token_hash bytea, session_hash bytea); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) IS 'Spends a sign-in link and opens a session under a fresh hash; no row when the link is unknown, spent, expired or its person inactive.';
+
+--
+-- Name: dashboard_revoke_key(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_revoke_key(key_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_actor();
+begin
+  update app_private.api_keys k set revoked_at = coalesce(k.revoked_at, now())
+   where k.organization_id = me.organization_id and k.id = key_id
+     and (me.role in ('owner', 'admin') or k.created_by = me.id);
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Key not found');
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_revoke_key(key_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_revoke_key(key_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_revoke_key(key_id uuid) IS 'Revokes a key the signed-in person may revoke (any for an owner or admin, else their own).';
+
+--
+-- Name: dashboard_role_access(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_role_access() RETURNS TABLE(role text, agent_access boolean)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select r.role, coalesce(a.agent_access, true)
+    from app_hidden.dashboard_manager_of_team() me
+   cross join unnest(array['admin', 'manager', 'member']) with ordinality r(role, n)
+    left join app_public.role_agent_access a on a.organization_id = me.organization_id and a.role = r.role
+   order by r.n
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_role_access() OWNER TO svc_owner;
+
+--
+-- Name: dashboard_session(bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_session(session_hash bytea) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  s app_private.dashboard_sessions;
+  p app_public.people;
+  loc_ids uuid[];
+  settings jsonb;
+begin
+  select * into s from app_private.dashboard_sessions d
+   where d.session_hash = dashboard_session.session_hash and d.expires_at > now();
+  if not found then return null; end if;
+  select * into p from app_public.people x where x.organization_id = s.organization_id and x.id = s.person_id and x.active;
+  if not found then return null; end if;
+  if p.role in ('manager', 'member') then
+    select coalesce(array_agg(location_id order by location_id), '{}') into loc_ids
+      from app_public.person_locations where organization_id = p.organization_id and person_id = p.id;
+  end if;
+  settings := jsonb_build_object(
+    'svc.organization_id', p.organization_id::text,
+    'svc.credential_id', s.id::text,
+    'svc.user_id', p.id::text,
+    'svc.role', p.role,
+    'svc.location_ids', coalesce(loc_ids::text, '*'),
+    'svc.powers', (case when p.role = 'manager' then p.powers else '{}' end)::text,
+    'svc.scopes', '{}',
+    'svc.records_level', case when p.role = 'member' then p.records_level else 'all' end,
+    'svc.sms_enabled', p.sms_enabled::text);
+  perform set_config(x.key, x.value, true) from jsonb_each_text(settings) x;
+  return jsonb_build_object('organization_id', p.organization_id, 'person_id', p.id, 'session_id', s.id,
+    'name', p.name, 'email', p.email, 'role', p.role,
+    'powers', to_jsonb(case when p.role = 'manager' then p.powers else '{}' end),
+    'location_ids', to_jsonb(loc_ids));
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_session(session_hash bytea) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_session(session_hash bytea); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_session(session_hash bytea) IS 'The signed-in person of a live session (claims set for the transaction as theirs), or NULL.';
+
+--
+-- Name: dashboard_set_role_access(text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_set_role_access(for_role text, on_off boolean) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_manager_of_team();
+begin
+  if for_role not in ('admin', 'manager', 'member') then
+    perform app_hidden.raise_error(422, 'owner_agent_access', 'An owner''s agent access is always on');
+  end if;
+  insert into app_public.role_agent_access (organization_id, role, agent_access) values (me.organization_id, for_role, on_off)
+  on conflict (organization_id, role) do update set agent_access = excluded.agent_access;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_set_role_access(for_role text, on_off boolean) OWNER TO svc_owner;
+
+--
+-- Name: dashboard_update_organization(boolean, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_update_organization(new_mcp_enabled boolean, new_sending_email_domain text, new_default_sms_number text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_manager_of_team();
+begin
+  update app_public.organizations o set mcp_enabled = new_mcp_enabled,
+         sending_email_domain = nullif(btrim(new_sending_email_domain), ''),
+         default_sms_number = nullif(btrim(new_default_sms_number), '')
+   where o.id = me.organization_id;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_update_organization(new_mcp_enabled boolean, new_sending_email_domain text, new_default_sms_number text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_update_organization(new_mcp_enabled boolean, new_sending_email_domain text, new_default_sms_number text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_update_organization(new_mcp_enabled boolean, new_sending_email_domain text, new_default_sms_number text) IS 'An owner or admin turns MCP on or off and sets the sending domain and default SMS number (validated by the page).';
+
+--
+-- Name: dashboard_update_person(uuid, text, uuid[], text[], boolean, text, boolean, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_manager_of_team();
+  p app_public.people;
+  locs uuid[] := coalesce(location_ids, '{}');
+begin
+  select * into p from app_public.people x where x.organization_id = me.organization_id and x.id = person_id for update;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Person not found');
+  end if;
+  if new_role not in ('owner', 'admin', 'manager', 'member') or new_records_level not in ('all', 'own')
+     or not (coalesce(new_powers, '{}') <@ array['contacts', 'sequences', 'appointments', 'staff']) then
+    perform app_hidden.raise_error(400, 'bad_request', 'Choose a role, powers and records level the service knows');
+  end if;
+  if me.role <> 'owner' and (p.role = 'owner' or new_role = 'owner') then
+    perform app_hidden.raise_error(403, 'insufficient_role', 'Only an owner changes an owner or makes one');
+  end if;
+  if p.role = 'owner' and p.active and (new_role <> 'owner' or not new_active)
+     and not exists (select 1 from app_public.people o where o.organization_id = p.organization_id
+                      and o.id <> p.id and o.role = 'owner' and o.active) then
+    perform app_hidden.raise_error(409, 'last_owner', 'The organization keeps at least one active owner');
+  end if;
+  if new_role = 'owner' and not new_agent_access then
+    perform app_hidden.raise_error(422, 'owner_agent_access', 'An owner''s agent access is always on');
+  end if;
+  if (select count(*) from app_public.locations l where l.organization_id = p.organization_id and l.id = any(locs))
+     <> (select count(distinct x) from unnest(locs) x) then
+    perform app_hidden.raise_error(404, 'not_found', 'Location not found');
+  end if;
+  -- locations first: their trigger revokes the organization keys the person can no longer hold
+  delete from app_public.person_locations pl
+   where pl.organization_id = p.organization_id and pl.person_id = p.id and pl.location_id <> all(locs);
+  insert into app_public.person_locations (organization_id, person_id, location_id)
+  select p.organization_id, p.id, x from unnest(locs) x group by x
+  on conflict do nothing;
+  update app_public.people x set
+    role = new_role,
+    powers = case when new_role = 'manager' then coalesce(new_powers, '{}') else '{}' end,
+    sms_enabled = new_sms_enabled,
+    records_level = new_records_level,
+    agent_access = new_role = 'owner' or new_agent_access,
+    active = new_active,
+    updated_at = now()
+   where x.organization_id = p.organization_id and x.id = p.id;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) IS 'An owner or admin sets a person''s role, locations, powers, SMS setting, records level, agent access and activity.';
+
+--
+-- Name: delivery_inbound_email(text, text, text, text, text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  token text := substring(lower(to_address) from '^reply\+([0-9a-f]{32})@[^@\s]+$');
+  replied_id uuid;
+  om app_private.outgoing_messages;
+  result jsonb;
+begin
+  if to_address is null or from_address is null or to_address !~ '^[^@\s]+@[^@\s]+$' or from_address !~ '^[^@\s]+@[^@\s]+$' then
+    perform app_hidden.raise_error(400, 'bad_request', 'to and from are email addresses');
+  end if;
+  replied_id := substring(in_reply_to from '^<?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@')::uuid;
+  if replied_id is null and token is not null then
+    replied_id := (substr(token, 1, 8) || '-' || substr(token, 9, 4) || '-' || substr(token, 13, 4) || '-'
+                   || substr(token, 17, 4) || '-' || substr(token, 21))::uuid;
+  end if;
+  if replied_id is not null then
+    select * into om from app_private.outgoing_messages m where m.id = replied_id and m.channel = 'email';
+  end if;
+  if token is not null then
+    if om.id is null then
+      perform app_hidden.raise_error(404, 'not_found', 'No message of ours answers to ' || to_address);
+    end if;
+    -- the thread's address is the one the message was sent from, not the reply address
+    to_address := coalesce(om.sender, to_address);
+  end if;
+  -- one delivery of a message at a time: a retry racing the first waits, then finds it recorded
+  if provider_id is not null then
+    perform pg_advisory_xact_lock(hashtextextended('inbound-email|' || provider_id, 0));
+  end if;
+  if auto_reply then
+    if om.id is null then
+      return jsonb_build_object('auto_reply', true, 'recorded', false);
+    end if;
+    return app_private.delivery_message_event(om, 'auto:' || coalesce(provider_id, md5(coalesce(body, ''))) || ':' || om.id,
+      'auto_replied', jsonb_build_object('from', lower(from_address), 'subject', left(subject, 500))) || jsonb_build_object('auto_reply', true);
+  end if;
+  result := app_private.conversations_inbound_email(to_address, from_address, subject, body,
+    case when om.id is not null then '<' || om.id || '@reply>' else in_reply_to end, provider_id);
+  -- the `replied` exit holds from this moment (sequences.md: checked when the event arrives)
+  if result->>'contact_id' is not null then
+    perform app_private.check_contact_exits((result->>'organization_id')::uuid, (result->>'contact_id')::uuid);
+  end if;
+  return result || jsonb_build_object('auto_reply', false);
+end $_$;
+
+ALTER FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) IS 'An inbound email: the message answered by In-Reply-To or reply+TOKEN, the conversation continued (and the sequence''s replied event) through conversations_inbound_email; an auto-reply is only recorded on the message answered.';
+
+--
+-- Name: delivery_inbound_sms(text, text, text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.delivery_inbound_sms(to_number text, from_number text, body text, provider_id text, owner_check boolean) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  result jsonb;
+begin
+  -- the webhook: a number two organizations share is refused (409 number_ambiguous), not guessed;
+  -- `svc admin inbound sms` (owner_check false) keeps the conversations area's rule, the first
+  -- organization that took the number
+  if owner_check then
+    perform app_hidden.number_owner(to_number);
+  end if;
+  -- one delivery of a message at a time: a retry racing the first waits, then finds it recorded
+  if provider_id is not null then
+    perform pg_advisory_xact_lock(hashtextextended('inbound-sms|' || provider_id, 0));
+  end if;
+  result := app_private.conversations_inbound_sms(to_number, from_number, body, provider_id);
+  -- the `replied` exit holds from this moment (sequences.md: checked when the event arrives)
+  if result->>'contact_id' is not null and not coalesce((result->>'duplicate')::boolean, false) then
+    perform app_private.check_contact_exits((result->>'organization_id')::uuid, (result->>'contact_id')::uuid);
+  end if;
+  return result;
+end $$;
+
+ALTER FUNCTION app_hidden.delivery_inbound_sms(to_number text, from_number text, body text, provider_id text, owner_check boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_inbound_sms(to_number text, from_number text, body text, provider_id text, owner_check boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.delivery_inbound_sms(to_number text, from_number text, body text, provider_id text, owner_check boolean) IS 'An inbound SMS from the provider''s webhook, through conversations_inbound_sms (idempotent on the provider id).';
+
+--
+-- Name: delivery_note_provider_id(uuid, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.delivery_note_provider_id(message_id uuid, provider_id text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  update app_private.outgoing_messages m set provider_id = delivery_note_provider_id.provider_id
+   where m.organization_id = app_hidden.current_org_id() and m.id = message_id
+$$;
+
+ALTER FUNCTION app_hidden.delivery_note_provider_id(message_id uuid, provider_id text) OWNER TO svc_owner;
+
+--
+-- Name: delivery_record_event(text, uuid, text, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  om app_private.outgoing_messages;
+begin
+  if (provider_id is null) = (message_id is null) or length(provider_id) not between 1 and 200 then
+    perform app_hidden.raise_error(400, 'bad_request', 'One message id: the provider''s (1 to 200 characters) or ours');
+  end if;
+  if provider_id is not null then
+    select * into om from app_private.outgoing_messages m where m.provider_id = delivery_record_event.provider_id for update;
+  else
+    select * into om from app_private.outgoing_messages m where m.id = delivery_record_event.message_id for update;
+  end if;
+  if not found then
+    return jsonb_build_object('known', false, 'recorded', false);
+  end if;
+  return app_private.delivery_message_event(om, event_key, type, detail);
+end $$;
+
+ALTER FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) IS 'A provider''s delivery report about a message by its provider id or ours, recorded once per event key.';
+
+--
 -- Name: eligible_team_members(uuid, uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -4155,6 +4923,342 @@ ALTER FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OU
 --
 
 COMMENT ON FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OUT location_id uuid) IS 'The organization (and location, when it is a location''s) of one of the service''s numbers; 404 unknown, 409 shared by organizations.';
+
+--
+-- Name: oauth_begin(uuid, uuid, text, text, text, text, text, text[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_begin(organization_id uuid, person_id uuid, client_id text, redirect_uri text, state text, code_challenge text, resource text, scopes text[]) RETURNS uuid
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+  delete from app_private.oauth_requests where expires_at < now();
+  insert into app_private.oauth_requests (organization_id, person_id, client_id, redirect_uri, state, code_challenge, resource, scopes, expires_at)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, now() + interval '10 minutes')
+  returning id
+$_$;
+
+ALTER FUNCTION app_hidden.oauth_begin(organization_id uuid, person_id uuid, client_id text, redirect_uri text, state text, code_challenge text, resource text, scopes text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION oauth_begin(organization_id uuid, person_id uuid, client_id text, redirect_uri text, state text, code_challenge text, resource text, scopes text[]); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.oauth_begin(organization_id uuid, person_id uuid, client_id text, redirect_uri text, state text, code_challenge text, resource text, scopes text[]) IS 'Keeps a validated authorization request for ten minutes while its person decides.';
+
+--
+-- Name: oauth_client(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_client(client_id text) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object('client_id', c.client_id, 'registration', c.registration, 'client_name', c.client_name,
+           'client_uri', c.client_uri, 'redirect_uris', to_jsonb(c.redirect_uris),
+           'fetched_age_s', extract(epoch from now() - c.fetched_at))
+    from app_private.oauth_clients c where c.client_id = oauth_client.client_id
+$$;
+
+ALTER FUNCTION app_hidden.oauth_client(client_id text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION oauth_client(client_id text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.oauth_client(client_id text) IS 'A client as the authorization endpoint needs it, or NULL.';
+
+--
+-- Name: oauth_connected_apps(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_connected_apps() RETURNS TABLE(id uuid, client_id text, client_name text, person_name text, own boolean, scopes text[], created_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_actor();
+begin
+  return query
+    select g.id, c.client_id, c.client_name, p.name, p.id = me.id, g.scopes, g.created_at
+      from app_private.oauth_grants g
+      join app_private.oauth_clients c on c.client_id = g.client_id
+      join app_public.people p on p.organization_id = g.organization_id and p.id = g.person_id
+     where g.organization_id = me.organization_id and g.revoked_at is null
+       and (g.person_id = me.id or me.role in ('owner', 'admin'))
+     order by p.id = me.id desc, p.name, g.created_at desc;
+end $$;
+
+ALTER FUNCTION app_hidden.oauth_connected_apps() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION oauth_connected_apps(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.oauth_connected_apps() IS 'The live OAuth grants the signed-in person may see: their own, and for an owner or admin everyone''s in the organization.';
+
+--
+-- Name: oauth_decide(uuid, uuid, uuid, boolean, bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_decide(organization_id uuid, person_id uuid, request_id uuid, approve boolean, code_hash bytea) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  r app_private.oauth_requests;
+  g uuid;
+begin
+  delete from app_private.oauth_requests q
+   where q.id = oauth_decide.request_id and q.organization_id = oauth_decide.organization_id
+     and q.person_id = oauth_decide.person_id and q.expires_at >= now()
+  returning * into r;
+  if not found then return null; end if;
+  if approve then
+    insert into app_private.oauth_grants (organization_id, person_id, client_id, scopes, resource)
+    values (r.organization_id, r.person_id, r.client_id, r.scopes, r.resource) returning id into g;
+    insert into app_private.oauth_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at)
+    values (oauth_decide.code_hash, g, r.redirect_uri, r.code_challenge, now() + interval '60 seconds');
+  end if;
+  return jsonb_build_object('redirect_uri', r.redirect_uri, 'state', r.state);
+end $$;
+
+ALTER FUNCTION app_hidden.oauth_decide(organization_id uuid, person_id uuid, request_id uuid, approve boolean, code_hash bytea) OWNER TO svc_owner;
+
+--
+-- Name: oauth_exchange_code(bytea, text, text, text, text, bytea, bytea, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  c app_private.oauth_codes;
+  g app_private.oauth_grants;
+  refusal jsonb;
+begin
+  select * into c from app_private.oauth_codes where oauth_codes.code_hash = oauth_exchange_code.code_hash for update;
+  if not found then return app_hidden.oauth_refusal('invalid_grant', 'Unknown authorization code'); end if;
+  select * into g from app_private.oauth_grants where id = c.grant_id;
+  refusal := app_hidden.oauth_presented(g, oauth_exchange_code.client_id, c.used_at, 'authorization code');
+  if refusal is not null then return refusal; end if;
+  update app_private.oauth_codes set used_at = now() where oauth_codes.code_hash = c.code_hash;
+  if c.expires_at < now() or g.revoked_at is not null then
+    return app_hidden.oauth_refusal('invalid_grant', 'The authorization code has expired');
+  end if;
+  if c.redirect_uri <> oauth_exchange_code.redirect_uri then
+    return app_hidden.oauth_refusal('invalid_grant', 'redirect_uri does not match the authorization request');
+  end if;
+  if c.code_challenge <> oauth_exchange_code.challenge then
+    return app_hidden.oauth_refusal('invalid_grant', 'code_verifier does not match the code challenge');
+  end if;
+  if g.resource <> oauth_exchange_code.resource then
+    return app_hidden.oauth_refusal('invalid_target', 'resource does not match the authorization request');
+  end if;
+  perform app_hidden.oauth_issue(g.id, access_hash, refresh_hash, access_seconds, refresh_seconds);
+  return jsonb_build_object('scopes', to_jsonb(g.scopes), 'resource', g.resource);
+end $$;
+
+ALTER FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) OWNER TO svc_owner;
+
+--
+-- Name: oauth_issue(uuid, bytea, bytea, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_issue(grant_id uuid, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+  delete from app_private.oauth_tokens t where t.grant_id = $1 and t.expires_at < now() - interval '1 day';
+  delete from app_private.oauth_codes c where c.grant_id = $1 and c.expires_at < now() - interval '1 day';
+  insert into app_private.oauth_tokens (token_hash, grant_id, kind, expires_at)
+  values ($2, $1, 'access', now() + make_interval(secs => $4)),
+         ($3, $1, 'refresh', now() + make_interval(secs => $5))
+$_$;
+
+ALTER FUNCTION app_hidden.oauth_issue(grant_id uuid, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) OWNER TO svc_owner;
+
+--
+-- Name: oauth_person(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_person(organization_id uuid, person_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object('organization_id', p.organization_id, 'person_id', p.id, 'organization_name', o.name,
+           'role', p.role, 'powers', to_jsonb(case when p.role = 'manager' then p.powers else '{}' end),
+           'sms_enabled', p.sms_enabled)
+    from app_public.people p
+    join app_public.organizations o on o.id = p.organization_id
+    left join app_public.role_agent_access r on r.organization_id = p.organization_id and r.role = p.role
+   where p.organization_id = oauth_person.organization_id and p.id = oauth_person.person_id and p.active
+     and (p.role = 'owner' or (p.agent_access and coalesce(r.agent_access, true)))
+$$;
+
+ALTER FUNCTION app_hidden.oauth_person(organization_id uuid, person_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION oauth_person(organization_id uuid, person_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.oauth_person(organization_id uuid, person_id uuid) IS 'The person about to approve a client (role, powers, SMS setting), or NULL when inactive or agent access is off.';
+
+--
+-- Name: oauth_grants; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.oauth_grants (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    organization_id uuid NOT NULL,
+    person_id uuid NOT NULL,
+    client_id text NOT NULL,
+    scopes text[] NOT NULL,
+    resource text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    revoked_at timestamp with time zone
+);
+
+ALTER TABLE app_private.oauth_grants OWNER TO svc_owner;
+
+--
+-- Name: TABLE oauth_grants; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.oauth_grants IS 'One approval of a client by a person (a connected app). Revoking it (the person, a reused code or refresh token) ends every token of it.';
+
+--
+-- Name: oauth_presented(app_private.oauth_grants, text, timestamp with time zone, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_presented(g app_private.oauth_grants, client_id text, used_at timestamp with time zone, what text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if g.client_id <> oauth_presented.client_id then
+    return app_hidden.oauth_refusal('invalid_grant', format('The %s was issued to another client', what));
+  end if;
+  if used_at is not null then
+    update app_private.oauth_grants set revoked_at = coalesce(revoked_at, now()) where id = g.id;
+    return app_hidden.oauth_refusal('invalid_grant', format('The %s was already used: the grant is revoked', what));
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_hidden.oauth_presented(g app_private.oauth_grants, client_id text, used_at timestamp with time zone, what text) OWNER TO svc_owner;
+
+--
+-- Name: oauth_refresh(bytea, text, text, bytea, bytea, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  t app_private.oauth_tokens;
+  g app_private.oauth_grants;
+  refusal jsonb;
+begin
+  select * into t from app_private.oauth_tokens
+   where token_hash = oauth_refresh.refresh_hash and kind = 'refresh' for update;
+  if not found then return app_hidden.oauth_refusal('invalid_grant', 'Unknown refresh token'); end if;
+  select * into g from app_private.oauth_grants where id = t.grant_id;
+  refusal := app_hidden.oauth_presented(g, oauth_refresh.client_id, t.used_at, 'refresh token');
+  if refusal is not null then return refusal; end if;
+  if g.revoked_at is not null then return app_hidden.oauth_refusal('invalid_grant', 'The grant was revoked'); end if;
+  if t.expires_at < now() then return app_hidden.oauth_refusal('invalid_grant', 'The refresh token has expired'); end if;
+  if g.resource <> oauth_refresh.resource then
+    return app_hidden.oauth_refusal('invalid_target', 'resource does not match the grant');
+  end if;
+  if app_hidden.oauth_person(g.organization_id, g.person_id) is null then
+    return app_hidden.oauth_refusal('invalid_grant', 'The person may not use agents now');
+  end if;
+  update app_private.oauth_tokens set used_at = now() where token_hash = t.token_hash;
+  perform app_hidden.oauth_issue(g.id, access_hash, new_refresh_hash, access_seconds, refresh_seconds);
+  return jsonb_build_object('scopes', to_jsonb(g.scopes), 'resource', g.resource);
+end $$;
+
+ALTER FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer) OWNER TO svc_owner;
+
+--
+-- Name: oauth_refusal(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_refusal(error text, description text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$ select jsonb_build_object('error', error, 'error_description', description) $$;
+
+ALTER FUNCTION app_hidden.oauth_refusal(error text, description text) OWNER TO svc_owner;
+
+--
+-- Name: oauth_revoke_grant(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_revoke_grant(grant_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_actor();
+begin
+  update app_private.oauth_grants g set revoked_at = now()
+   where g.id = oauth_revoke_grant.grant_id and g.organization_id = me.organization_id and g.revoked_at is null
+     and (g.person_id = me.id or me.role in ('owner', 'admin'));
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Connected app not found');
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.oauth_revoke_grant(grant_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION oauth_revoke_grant(grant_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.oauth_revoke_grant(grant_id uuid) IS 'Revokes a grant the signed-in person may see: its tokens get 401 and its refresh tokens invalid_grant from now on.';
+
+--
+-- Name: oauth_revoke_on_deactivation(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_revoke_on_deactivation() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_private.oauth_grants set revoked_at = now()
+   where organization_id = new.organization_id and person_id = new.id and revoked_at is null;
+  return null;
+end $$;
+
+ALTER FUNCTION app_hidden.oauth_revoke_on_deactivation() OWNER TO svc_owner;
+
+--
+-- Name: oauth_save_client(text, text, text, text, text[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+  insert into app_private.oauth_clients (client_id, registration, client_name, client_uri, redirect_uris, fetched_at)
+  values ($1, $2, $3, $4, $5, case when $2 = 'metadata_document' then now() end)
+  on conflict (client_id) do update
+     set client_name = excluded.client_name, client_uri = excluded.client_uri,
+         redirect_uris = excluded.redirect_uris, fetched_at = excluded.fetched_at
+   where oauth_clients.registration = 'metadata_document'
+$_$;
+
+ALTER FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) IS 'Registers a client, or refreshes the cached copy of a client ID metadata document.';
 
 --
 -- Name: offerings; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -7290,6 +8394,128 @@ ALTER FUNCTION app_private.define_contacts_json() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.define_contacts_json() IS 'Generates app_hidden.contacts_json from app_private.contact_fields; run by the table''s trigger.';
 
 --
+-- Name: outgoing_messages; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.outgoing_messages (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    channel text NOT NULL,
+    sender text,
+    recipient text NOT NULL,
+    subject text,
+    body text NOT NULL,
+    meta jsonb DEFAULT '{}'::jsonb NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    sent_at timestamp with time zone,
+    provider_id text,
+    delivery_status text,
+    CONSTRAINT outgoing_messages_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text]))),
+    CONSTRAINT outgoing_messages_check CHECK (((channel <> 'email'::text) OR (subject IS NOT NULL))),
+    CONSTRAINT outgoing_messages_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'sent'::text, 'failed'::text, 'unknown'::text])))
+);
+
+ALTER TABLE app_private.outgoing_messages OWNER TO svc_owner;
+
+--
+-- Name: TABLE outgoing_messages; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.outgoing_messages IS 'Every email and SMS the service decided to send; the deliver_message task hands each to its transport once.';
+
+--
+-- Name: COLUMN outgoing_messages.provider_id; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.outgoing_messages.provider_id IS 'The provider''s id of the message once it accepted it (Twilio''s MessageSid): status callbacks name it.';
+
+--
+-- Name: COLUMN outgoing_messages.delivery_status; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.outgoing_messages.delivery_status IS 'The provider''s last reported status (queued, sent, delivered, undelivered, failed; bounced, complained for email).';
+
+--
+-- Name: delivery_message_event(app_private.outgoing_messages, text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  ev_id bigint;
+  enrollment uuid := case when om.meta ? 'enrollment_id' then (om.meta->>'enrollment_id')::uuid end;
+  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'bounced'
+                                     when 'failed' then 'bounced' when 'bounced' then 'bounced' end;
+  hard boolean := om.channel = 'email' and (type = 'complained' or (type = 'bounced' and detail->>'bounce' = 'hard'));
+  holder uuid;
+begin
+  if type is null or type not in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained', 'auto_replied') then
+    perform app_hidden.raise_error(400, 'bad_request', 'Unknown delivery event');
+  end if;
+  insert into app_private.delivery_events (organization_id, message_id, event_key, type, detail)
+  values (om.organization_id, om.id, delivery_message_event.event_key, delivery_message_event.type,
+          coalesce(delivery_message_event.detail, '{}'))
+  on conflict on constraint delivery_events_event_key_key do nothing
+  returning id into ev_id;
+  if ev_id is null then
+    return jsonb_build_object('known', true, 'recorded', false, 'duplicate', true, 'message_id', om.id);
+  end if;
+  if type <> 'auto_replied'
+     and not (type in ('queued', 'sent') and om.delivery_status in ('delivered', 'undelivered', 'failed', 'bounced', 'complained')) then
+    update app_private.outgoing_messages m set delivery_status = delivery_message_event.type
+     where m.organization_id = om.organization_id and m.id = om.id;
+  end if;
+  if enrollment_event is not null and enrollment is not null then
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+    select om.organization_id, e.id, enrollment_event, om.meta->>'step_key', om.id,
+           case when enrollment_event = 'bounced'
+                then left(concat_ws(': ', detail->>'bounce', coalesce(detail->>'reason', type)), 500) end
+      from app_public.enrollments e
+     where e.organization_id = om.organization_id and e.id = enrollment;
+  end if;
+  if hard then
+    if type = 'bounced' and enrollment is not null then
+      perform app_private.end_enrollments(om.organization_id, array[enrollment], 'failed', 'hard_bounce');
+    end if;
+    select c.id into holder from app_public.contacts c
+     where c.organization_id = om.organization_id and c.email_key = lower(om.recipient) order by c.created_at, c.id limit 1;
+    if holder is not null then
+      insert into app_public.email_suppressions (organization_id, email, contact_id, source)
+      values (om.organization_id, lower(om.recipient), holder, case when type = 'complained' then 'complaint' else 'bounce' end)
+      on conflict do nothing;
+    end if;
+  end if;
+  return jsonb_build_object('known', true, 'recorded', true, 'duplicate', false, 'message_id', om.id,
+    'organization_id', om.organization_id, 'type', type, 'suppressed', hard and holder is not null);
+end $$;
+
+ALTER FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) IS 'A provider''s report about one message, once per event key: delivery_status, the enrollment''s delivered/bounced event, and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+
+--
+-- Name: delivery_set_provider_id(uuid, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, provider_id text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  update app_private.outgoing_messages m set provider_id = delivery_set_provider_id.provider_id
+   where m.organization_id = org and m.id = message_id
+$$;
+
+ALTER FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, provider_id text) OWNER TO svc_owner;
+
+--
 -- Name: end_enrollments(uuid, uuid[], text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -7755,55 +8981,6 @@ COMMENT ON TABLE app_private.api_keys IS 'Credentials. A personal key follows it
 COMMENT ON COLUMN app_private.api_keys.key_hash IS 'sha256 of the whole key (svc_sk_ + 32 characters); the key itself is never stored.';
 
 --
--- Name: people; Type: TABLE; Schema: app_public; Owner: svc_owner
---
-
-CREATE TABLE app_public.people (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    name text NOT NULL,
-    email public.citext NOT NULL,
-    role text NOT NULL,
-    powers text[] DEFAULT '{}'::text[] NOT NULL,
-    sms_enabled boolean DEFAULT true NOT NULL,
-    records_level text DEFAULT 'all'::text NOT NULL,
-    active boolean DEFAULT true NOT NULL,
-    agent_access boolean DEFAULT true NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT people_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
-    CONSTRAINT people_powers_check CHECK ((powers <@ ARRAY['contacts'::text, 'sequences'::text, 'appointments'::text, 'staff'::text])),
-    CONSTRAINT people_records_level_check CHECK ((records_level = ANY (ARRAY['all'::text, 'own'::text]))),
-    CONSTRAINT people_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'manager'::text, 'member'::text])))
-);
-
-ALTER TABLE app_public.people OWNER TO svc_owner;
-
---
--- Name: TABLE people; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON TABLE app_public.people IS 'A person and their membership of the organization: role, powers, settings.';
-
---
--- Name: COLUMN people.powers; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.people.powers IS 'Manager powers: contacts, sequences, appointments, staff (meaningful for managers only).';
-
---
--- Name: COLUMN people.records_level; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.people.records_level IS 'all, or own: a member who reads only their own appointments and clients.';
-
---
--- Name: COLUMN people.agent_access; Type: COMMENT; Schema: app_public; Owner: svc_owner
---
-
-COMMENT ON COLUMN app_public.people.agent_access IS 'While false, this person''s personal keys and OAuth tokens get 401 (an owner''s is always on).';
-
---
 -- Name: person_may_hold_key(app_public.people, app_private.api_keys); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -8160,13 +9337,42 @@ CREATE FUNCTION app_private.sms_keyword(body text) RETURNS text
     AS $_$
   select case upper(regexp_replace(btrim(body), '[[:space:][:punct:]]+$', ''))
     when 'STOP' then 'stop' when 'STOPALL' then 'stop' when 'UNSUBSCRIBE' then 'stop' when 'CANCEL' then 'stop'
-    when 'END' then 'stop' when 'QUIT' then 'stop'
+    when 'END' then 'stop' when 'QUIT' then 'stop' when 'REVOKE' then 'stop' when 'OPTOUT' then 'stop'
     when 'START' then 'start' when 'UNSTOP' then 'start'
     when 'HELP' then 'help' when 'INFO' then 'help'
+    else case when app_private.sms_plain_opt_out(body) then 'stop' end
   end
 $_$;
 
 ALTER FUNCTION app_private.sms_keyword(body text) OWNER TO svc_owner;
+
+--
+-- Name: sms_plain_opt_out(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.sms_plain_opt_out(body text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  select btrim(regexp_replace(regexp_replace(lower(coalesce(body, '')), '[''’‘`]', '', 'g'), '[^a-z0-9]+', ' ', 'g')) ~ (
+    '^(hi |hello |hey )?(please |pls |plz )?('
+    || '(stop|quit|cease) (texting|txting|messaging|contacting|sending (me )?(texts|messages|text messages|sms|sms messages))( me)?'
+    || '|(do not|dont|never) (text|txt|message|sms|contact) (me|this number)'
+    || '|no more (texts|text messages|messages|sms)'
+    || '|unsubscribe( me)?( from (this|these|your) (list|texts|messages))?'
+    || '|(remove|take) (me|my number|this number) (off|from) (your|the|this) (list|texting list|text list|sms list|contact list|mailing list)'
+    || '|opt (me )?out|optout me|opt me out of (this|these|your) (texts|messages)'
+    || '|(i (want|would like|wish)|id like) to (unsubscribe|opt out|stop (getting|receiving) (texts|messages|these))'
+    || '|(leave me alone and )?stop (all )?(texts|messages|text messages)'
+    || ')( (again|anymore|any more|ever again|now|at all))?( (please|pls|plz|thanks|thank you|thx))?$')
+$_$;
+
+ALTER FUNCTION app_private.sms_plain_opt_out(body text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sms_plain_opt_out(body text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.sms_plain_opt_out(body text) IS 'Whether a whole SMS is a plain-language opt-out request ("please stop texting me", "unsubscribe me", "don''t text me again"); conservative: a longer or conditional message is not one.';
 
 --
 -- Name: sweep_enrollment_steps(uuid, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -8579,6 +9785,22 @@ begin
 end $$;
 
 ALTER FUNCTION app_private.tg_outgoing_messages__conversation_status() OWNER TO svc_owner;
+
+--
+-- Name: tg_people__end_dashboard_sessions(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_people__end_dashboard_sessions() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  delete from app_private.dashboard_sessions d where d.organization_id = new.organization_id and d.person_id = new.id;
+  delete from app_private.dashboard_links d where d.organization_id = new.organization_id and d.person_id = new.id and d.used_at is null;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_people__end_dashboard_sessions() OWNER TO svc_owner;
 
 --
 -- Name: tg_people__revoke_keys(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -11650,6 +12872,89 @@ ALTER TABLE app_private.contact_fields OWNER TO svc_owner;
 COMMENT ON TABLE app_private.contact_fields IS 'The fields of the contact record as contacts_get answers it: name, owning area, SQL expression (over c, org, reach). Changing a row regenerates app_hidden.contacts_json.';
 
 --
+-- Name: dashboard_links; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.dashboard_links (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    person_id uuid NOT NULL,
+    token_hash bytea NOT NULL,
+    return_to text,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT dashboard_links_token_hash_check CHECK ((length(token_hash) = 32))
+);
+
+ALTER TABLE app_private.dashboard_links OWNER TO svc_owner;
+
+--
+-- Name: TABLE dashboard_links; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.dashboard_links IS 'One-time sign-in links: only the token''s SHA-256 is kept; spent (used_at) at the first use, dead after expires_at.';
+
+--
+-- Name: dashboard_sessions; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.dashboard_sessions (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    person_id uuid NOT NULL,
+    session_hash bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT dashboard_sessions_session_hash_check CHECK ((length(session_hash) = 32))
+);
+
+ALTER TABLE app_private.dashboard_sessions OWNER TO svc_owner;
+
+--
+-- Name: TABLE dashboard_sessions; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.dashboard_sessions IS 'Signed-in browsers: only the SHA-256 of the cookie''s session id is kept. A new row at every sign-in (no fixation).';
+
+--
+-- Name: delivery_events; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.delivery_events (
+    id bigint NOT NULL,
+    organization_id uuid NOT NULL,
+    message_id uuid NOT NULL,
+    event_key text NOT NULL,
+    type text NOT NULL,
+    detail jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT delivery_events_event_key_check CHECK (((length(event_key) >= 1) AND (length(event_key) <= 400))),
+    CONSTRAINT delivery_events_type_check CHECK ((type = ANY (ARRAY['queued'::text, 'sent'::text, 'delivered'::text, 'undelivered'::text, 'failed'::text, 'bounced'::text, 'complained'::text, 'auto_replied'::text])))
+);
+
+ALTER TABLE app_private.delivery_events OWNER TO svc_owner;
+
+--
+-- Name: TABLE delivery_events; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.delivery_events IS 'Delivery reports from providers (status callbacks, bounces, complaints), each recorded once by its provider key.';
+
+--
+-- Name: delivery_events_id_seq; Type: SEQUENCE; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.delivery_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.delivery_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: enrollment_counts; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -11753,6 +13058,91 @@ COMMENT ON TABLE app_private.idempotency_keys IS 'Replay store for operations th
 COMMENT ON COLUMN app_private.idempotency_keys.fingerprint IS 'Hash of the request details and the caller''s access; another fingerprint under the same key is a 409.';
 
 --
+-- Name: oauth_clients; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.oauth_clients (
+    client_id text NOT NULL,
+    registration text NOT NULL,
+    client_name text,
+    client_uri text,
+    redirect_uris text[] NOT NULL,
+    fetched_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT oauth_clients_client_id_check CHECK (((length(client_id) >= 1) AND (length(client_id) <= 2048))),
+    CONSTRAINT oauth_clients_client_name_check CHECK ((length(client_name) <= 200)),
+    CONSTRAINT oauth_clients_client_uri_check CHECK ((length(client_uri) <= 2048)),
+    CONSTRAINT oauth_clients_redirect_uris_check CHECK (((cardinality(redirect_uris) >= 1) AND (cardinality(redirect_uris) <= 20))),
+    CONSTRAINT oauth_clients_registration_check CHECK ((registration = ANY (ARRAY['dynamic'::text, 'metadata_document'::text])))
+);
+
+ALTER TABLE app_private.oauth_clients OWNER TO svc_owner;
+
+--
+-- Name: TABLE oauth_clients; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.oauth_clients IS 'OAuth clients: registered through RFC 7591 (public clients, no secret) or described by a client ID metadata document (cached copy).';
+
+--
+-- Name: oauth_codes; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.oauth_codes (
+    code_hash bytea NOT NULL,
+    grant_id uuid NOT NULL,
+    redirect_uri text NOT NULL,
+    code_challenge text NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    CONSTRAINT oauth_codes_code_hash_check CHECK ((length(code_hash) = 32))
+);
+
+ALTER TABLE app_private.oauth_codes OWNER TO svc_owner;
+
+--
+-- Name: oauth_requests; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.oauth_requests (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    organization_id uuid NOT NULL,
+    person_id uuid NOT NULL,
+    client_id text NOT NULL,
+    redirect_uri text NOT NULL,
+    state text,
+    code_challenge text NOT NULL,
+    resource text NOT NULL,
+    scopes text[] NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+ALTER TABLE app_private.oauth_requests OWNER TO svc_owner;
+
+--
+-- Name: oauth_tokens; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.oauth_tokens (
+    token_hash bytea NOT NULL,
+    grant_id uuid NOT NULL,
+    kind text NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT oauth_tokens_kind_check CHECK ((kind = ANY (ARRAY['access'::text, 'refresh'::text]))),
+    CONSTRAINT oauth_tokens_token_hash_check CHECK ((length(token_hash) = 32))
+);
+
+ALTER TABLE app_private.oauth_tokens OWNER TO svc_owner;
+
+--
+-- Name: TABLE oauth_tokens; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.oauth_tokens IS 'Opaque OAuth tokens by hash. Access tokens live at most an hour; refresh tokens rotate on every use.';
+
+--
 -- Name: outbox; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -11776,36 +13166,6 @@ ALTER TABLE app_private.outbox OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_private.outbox IS 'Every email and SMS handed to the local delivery sink (EMAIL_TRANSPORT/SMS_TRANSPORT = sink).';
-
---
--- Name: outgoing_messages; Type: TABLE; Schema: app_private; Owner: svc_owner
---
-
-CREATE TABLE app_private.outgoing_messages (
-    organization_id uuid NOT NULL,
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    channel text NOT NULL,
-    sender text,
-    recipient text NOT NULL,
-    subject text,
-    body text NOT NULL,
-    meta jsonb DEFAULT '{}'::jsonb NOT NULL,
-    status text DEFAULT 'queued'::text NOT NULL,
-    error text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    sent_at timestamp with time zone,
-    CONSTRAINT outgoing_messages_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text]))),
-    CONSTRAINT outgoing_messages_check CHECK (((channel <> 'email'::text) OR (subject IS NOT NULL))),
-    CONSTRAINT outgoing_messages_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'sent'::text, 'failed'::text, 'unknown'::text])))
-);
-
-ALTER TABLE app_private.outgoing_messages OWNER TO svc_owner;
-
---
--- Name: TABLE outgoing_messages; Type: COMMENT; Schema: app_private; Owner: svc_owner
---
-
-COMMENT ON TABLE app_private.outgoing_messages IS 'Every email and SMS the service decided to send; the deliver_message task hands each to its transport once.';
 
 --
 -- Name: own_clients; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -12422,6 +13782,48 @@ ALTER TABLE ONLY app_private.contact_fields
     ADD CONSTRAINT contact_fields_pkey PRIMARY KEY (name);
 
 --
+-- Name: dashboard_links dashboard_links_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.dashboard_links
+    ADD CONSTRAINT dashboard_links_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: dashboard_links dashboard_links_token_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.dashboard_links
+    ADD CONSTRAINT dashboard_links_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: dashboard_sessions dashboard_sessions_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.dashboard_sessions
+    ADD CONSTRAINT dashboard_sessions_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: dashboard_sessions dashboard_sessions_session_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.dashboard_sessions
+    ADD CONSTRAINT dashboard_sessions_session_hash_key UNIQUE (session_hash);
+
+--
+-- Name: delivery_events delivery_events_event_key_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.delivery_events
+    ADD CONSTRAINT delivery_events_event_key_key UNIQUE (event_key);
+
+--
+-- Name: delivery_events delivery_events_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.delivery_events
+    ADD CONSTRAINT delivery_events_pkey PRIMARY KEY (id);
+
+--
 -- Name: event_subscriptions event_subscriptions_organization_id_event_subscriber_kind_s_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -12448,6 +13850,41 @@ ALTER TABLE ONLY app_private.form_secrets
 
 ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (credential_id, operation_id, key);
+
+--
+-- Name: oauth_clients oauth_clients_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_clients
+    ADD CONSTRAINT oauth_clients_pkey PRIMARY KEY (client_id);
+
+--
+-- Name: oauth_codes oauth_codes_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_codes
+    ADD CONSTRAINT oauth_codes_pkey PRIMARY KEY (code_hash);
+
+--
+-- Name: oauth_grants oauth_grants_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_grants
+    ADD CONSTRAINT oauth_grants_pkey PRIMARY KEY (id);
+
+--
+-- Name: oauth_requests oauth_requests_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_requests
+    ADD CONSTRAINT oauth_requests_pkey PRIMARY KEY (id);
+
+--
+-- Name: oauth_tokens oauth_tokens_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_tokens
+    ADD CONSTRAINT oauth_tokens_pkey PRIMARY KEY (token_hash);
 
 --
 -- Name: outbox outbox_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -12860,6 +14297,24 @@ CREATE INDEX contact_events_by_contact ON app_private.contact_events USING btree
 CREATE UNIQUE INDEX contact_events_once ON app_private.contact_events USING btree (organization_id, event, key) WHERE ((kind = 'fire'::text) AND (key IS NOT NULL));
 
 --
+-- Name: dashboard_links_person; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX dashboard_links_person ON app_private.dashboard_links USING btree (organization_id, person_id);
+
+--
+-- Name: dashboard_sessions_person; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX dashboard_sessions_person ON app_private.dashboard_sessions USING btree (organization_id, person_id);
+
+--
+-- Name: delivery_events_by_message; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX delivery_events_by_message ON app_private.delivery_events USING btree (organization_id, message_id, id);
+
+--
 -- Name: enrollment_counts_by_sequence; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
@@ -12872,10 +14327,34 @@ CREATE INDEX enrollment_counts_by_sequence ON app_private.enrollment_counts USIN
 CREATE INDEX idempotency_keys_created ON app_private.idempotency_keys USING btree (created_at);
 
 --
+-- Name: oauth_grants_person; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX oauth_grants_person ON app_private.oauth_grants USING btree (organization_id, person_id);
+
+--
+-- Name: oauth_tokens_grant; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX oauth_tokens_grant ON app_private.oauth_tokens USING btree (grant_id);
+
+--
 -- Name: outbox_org_created; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
 CREATE INDEX outbox_org_created ON app_private.outbox USING btree (organization_id, created_at);
+
+--
+-- Name: outgoing_messages_by_id; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX outgoing_messages_by_id ON app_private.outgoing_messages USING btree (id);
+
+--
+-- Name: outgoing_messages_provider_id; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX outgoing_messages_provider_id ON app_private.outgoing_messages USING btree (provider_id) WHERE (provider_id IS NOT NULL);
 
 --
 -- Name: own_clients_by_contact; Type: INDEX; Schema: app_private; Owner: svc_owner
@@ -13310,6 +14789,18 @@ CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH RO
 CREATE TRIGGER _510_sequences AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.source = 'api'::text) AND (new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__sequences();
 
 --
+-- Name: people _930_end_dashboard_sessions; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _930_end_dashboard_sessions AFTER UPDATE OF active ON app_public.people FOR EACH ROW WHEN ((old.active AND (NOT new.active))) EXECUTE FUNCTION app_private.tg_people__end_dashboard_sessions();
+
+--
+-- Name: people oauth_revoke_on_deactivation; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER oauth_revoke_on_deactivation AFTER UPDATE OF active ON app_public.people FOR EACH ROW WHEN ((old.active AND (NOT new.active))) EXECUTE FUNCTION app_hidden.oauth_revoke_on_deactivation();
+
+--
 -- Name: analysts analysts_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -13359,6 +14850,34 @@ ALTER TABLE ONLY app_private.contact_events
     ADD CONSTRAINT contact_events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
+-- Name: dashboard_links dashboard_links_organization_id_person_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.dashboard_links
+    ADD CONSTRAINT dashboard_links_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: dashboard_sessions dashboard_sessions_organization_id_person_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.dashboard_sessions
+    ADD CONSTRAINT dashboard_sessions_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: delivery_events delivery_events_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.delivery_events
+    ADD CONSTRAINT delivery_events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: delivery_events delivery_events_organization_id_message_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.delivery_events
+    ADD CONSTRAINT delivery_events_organization_id_message_id_fkey FOREIGN KEY (organization_id, message_id) REFERENCES app_private.outgoing_messages(organization_id, id) ON DELETE CASCADE;
+
+--
 -- Name: enrollment_counts enrollment_counts_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -13385,6 +14904,48 @@ ALTER TABLE ONLY app_private.form_secrets
 
 ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_codes oauth_codes_grant_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_codes
+    ADD CONSTRAINT oauth_codes_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES app_private.oauth_grants(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_grants oauth_grants_client_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_grants
+    ADD CONSTRAINT oauth_grants_client_id_fkey FOREIGN KEY (client_id) REFERENCES app_private.oauth_clients(client_id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_grants oauth_grants_organization_id_person_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_grants
+    ADD CONSTRAINT oauth_grants_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_requests oauth_requests_client_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_requests
+    ADD CONSTRAINT oauth_requests_client_id_fkey FOREIGN KEY (client_id) REFERENCES app_private.oauth_clients(client_id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_requests oauth_requests_organization_id_person_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_requests
+    ADD CONSTRAINT oauth_requests_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_tokens oauth_tokens_grant_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.oauth_tokens
+    ADD CONSTRAINT oauth_tokens_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES app_private.oauth_grants(id) ON DELETE CASCADE;
 
 --
 -- Name: outbox outbox_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -14012,6 +15573,24 @@ ALTER TABLE app_private.contact_events ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.contact_fields ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: dashboard_links; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.dashboard_links ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: dashboard_sessions; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.dashboard_sessions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: delivery_events; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.delivery_events ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: enrollment_counts; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
@@ -14034,6 +15613,36 @@ ALTER TABLE app_private.form_secrets ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.idempotency_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: oauth_clients; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.oauth_clients ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: oauth_codes; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.oauth_codes ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: oauth_grants; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.oauth_grants ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: oauth_requests; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.oauth_requests ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: oauth_tokens; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.oauth_tokens ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: outbox; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
@@ -15669,6 +17278,175 @@ GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options json
 GRANT ALL ON FUNCTION app_hidden.custom_field_value_fits(type text, options jsonb, value jsonb) TO svc_worker;
 
 --
+-- Name: TABLE people; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.people TO svc_request;
+GRANT SELECT ON TABLE app_public.people TO svc_worker;
+GRANT SELECT ON TABLE app_public.people TO svc_analyst;
+
+--
+-- Name: FUNCTION dashboard_actor(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_actor() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_actor() TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_end_session(session_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_end_session(session_hash bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_end_session(session_hash bytea) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_issue_link(org uuid, person uuid, token_hash bytea, return_to text, recipient text, subject text, body text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_issue_link(org uuid, person uuid, token_hash bytea, return_to text, recipient text, subject text, body text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_issue_link(org uuid, person uuid, token_hash bytea, return_to text, recipient text, subject text, body text) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_key_kinds(p app_public.people); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_key_kinds(p app_public.people) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_key_kinds(p app_public.people) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_key_locations(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_key_locations() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_key_locations() TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_keys(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_keys() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_keys() TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_lifetimes(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_lifetimes() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_lifetimes() TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_link_people(email text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_link_people(email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_link_people(email text) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_locations(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_locations() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_locations() TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_manager_of_team(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_manager_of_team() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_manager_of_team() TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_people(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_people() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_people() TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_redeem_link(token_hash bytea, session_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_revoke_key(key_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_revoke_key(key_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_revoke_key(key_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_role_access(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_role_access() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_role_access() TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_session(session_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_session(session_hash bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_session(session_hash bytea) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_set_role_access(for_role text, on_off boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_set_role_access(for_role text, on_off boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_set_role_access(for_role text, on_off boolean) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_update_organization(new_mcp_enabled boolean, new_sending_email_domain text, new_default_sms_number text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_update_organization(new_mcp_enabled boolean, new_sending_email_domain text, new_default_sms_number text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_update_organization(new_mcp_enabled boolean, new_sending_email_domain text, new_default_sms_number text) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) TO svc_request;
+
+--
+-- Name: FUNCTION delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) TO svc_request;
+
+--
+-- Name: FUNCTION delivery_inbound_sms(to_number text, from_number text, body text, provider_id text, owner_check boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.delivery_inbound_sms(to_number text, from_number text, body text, provider_id text, owner_check boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.delivery_inbound_sms(to_number text, from_number text, body text, provider_id text, owner_check boolean) TO svc_request;
+
+--
+-- Name: FUNCTION delivery_note_provider_id(message_id uuid, provider_id text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.delivery_note_provider_id(message_id uuid, provider_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.delivery_note_provider_id(message_id uuid, provider_id text) TO svc_request;
+
+--
+-- Name: FUNCTION delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) TO svc_request;
+
+--
 -- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -16033,6 +17811,93 @@ GRANT ALL ON FUNCTION app_hidden.note_json(n app_public.contact_notes) TO svc_wo
 --
 
 REVOKE ALL ON FUNCTION app_hidden.number_owner(number text, OUT organization_id uuid, OUT location_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION oauth_begin(organization_id uuid, person_id uuid, client_id text, redirect_uri text, state text, code_challenge text, resource text, scopes text[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_begin(organization_id uuid, person_id uuid, client_id text, redirect_uri text, state text, code_challenge text, resource text, scopes text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_begin(organization_id uuid, person_id uuid, client_id text, redirect_uri text, state text, code_challenge text, resource text, scopes text[]) TO svc_request;
+
+--
+-- Name: FUNCTION oauth_client(client_id text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_client(client_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_client(client_id text) TO svc_request;
+
+--
+-- Name: FUNCTION oauth_connected_apps(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_connected_apps() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_connected_apps() TO svc_request;
+
+--
+-- Name: FUNCTION oauth_decide(organization_id uuid, person_id uuid, request_id uuid, approve boolean, code_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_decide(organization_id uuid, person_id uuid, request_id uuid, approve boolean, code_hash bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_decide(organization_id uuid, person_id uuid, request_id uuid, approve boolean, code_hash bytea) TO svc_request;
+
+--
+-- Name: FUNCTION oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) TO svc_request;
+
+--
+-- Name: FUNCTION oauth_issue(grant_id uuid, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_issue(grant_id uuid, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION oauth_person(organization_id uuid, person_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_person(organization_id uuid, person_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_person(organization_id uuid, person_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION oauth_presented(g app_private.oauth_grants, client_id text, used_at timestamp with time zone, what text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_presented(g app_private.oauth_grants, client_id text, used_at timestamp with time zone, what text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer) TO svc_request;
+
+--
+-- Name: FUNCTION oauth_refusal(error text, description text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_refusal(error text, description text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION oauth_revoke_grant(grant_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_revoke_grant(grant_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_revoke_grant(grant_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION oauth_revoke_on_deactivation(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_revoke_on_deactivation() FROM PUBLIC;
+
+--
+-- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) TO svc_request;
 
 --
 -- Name: TABLE offerings; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -16679,6 +18544,18 @@ REVOKE ALL ON FUNCTION app_private.conversations_inbound_sms(to_number text, fro
 REVOKE ALL ON FUNCTION app_private.define_contacts_json() FROM PUBLIC;
 
 --
+-- Name: FUNCTION delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION delivery_set_provider_id(org uuid, message_id uuid, provider_id text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, provider_id text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -16745,14 +18622,6 @@ REVOKE ALL ON FUNCTION app_private.kick_step_sweep(organization_id uuid) FROM PU
 REVOKE ALL ON FUNCTION app_private.new_unsubscribe_token(organization_id uuid, email text, contact_id uuid, enrollment_id uuid, message_id uuid) FROM PUBLIC;
 
 --
--- Name: TABLE people; Type: ACL; Schema: app_public; Owner: svc_owner
---
-
-GRANT SELECT ON TABLE app_public.people TO svc_request;
-GRANT SELECT ON TABLE app_public.people TO svc_worker;
-GRANT SELECT ON TABLE app_public.people TO svc_analyst;
-
---
 -- Name: FUNCTION person_may_hold_key(p app_public.people, k app_private.api_keys); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -16799,6 +18668,12 @@ REVOKE ALL ON FUNCTION app_private.sequence_step_record(organization_id uuid, en
 --
 
 REVOKE ALL ON FUNCTION app_private.sms_keyword(body text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION sms_plain_opt_out(body text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.sms_plain_opt_out(body text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION sweep_enrollment_steps(organization_id uuid, until timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -16889,6 +18764,12 @@ REVOKE ALL ON FUNCTION app_private.tg_forms__secret() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_outgoing_messages__conversation_status() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_people__end_dashboard_sessions(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_people__end_dashboard_sessions() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_people__revoke_keys(); Type: ACL; Schema: app_private; Owner: svc_owner

@@ -1,6 +1,6 @@
 -- What the analyst role may reach, settled after the tables of the migration in progress exist
--- (this is the last file of 900-919; a table created by a later file needs the same grant, and
--- test/platform/analysts.test.ts fails until it has it):
+-- (the last file of the migration, so that every table created before it is covered; a table
+-- created later needs the same grant, and test/platform/analysts.test.ts fails until it has it):
 --
 --   every table of app_public, under its row-level policies (RLS is on for each of them:
 --   test/platform/rls.test.ts), and the views of app_analytics (911);
