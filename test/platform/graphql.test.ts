@@ -235,10 +235,16 @@ test('pgSettings are a copy of the settings authenticate set, for every kind of 
   const client = new pg.Client(app.db.ownerUrl);
   await client.connect();
   try {
-    // every svc.* setting a function of ours reads, so that a claim left out of the copy fails here
+    // every svc.* setting a function of ours reads, directly or through app_hidden.session_claim
+    // (the claim helpers: an analyst's session reads its mapping instead), so that a claim left
+    // out of the copy fails here
     const { rows: [{ names }] } = await client.query(String.raw`
-      select array(select distinct m[1] from pg_proc p, regexp_matches(p.prosrc, 'current_setting\(''(svc\.\w+)''', 'g') m
-        where p.pronamespace in ('app_public'::regnamespace, 'app_hidden'::regnamespace, 'app_private'::regnamespace)
+      select array(select distinct n from (
+          select m[1] as n from pg_proc p, regexp_matches(p.prosrc, 'current_setting\(''(svc\.\w+)''', 'g') m
+           where p.pronamespace in ('app_public'::regnamespace, 'app_hidden'::regnamespace, 'app_private'::regnamespace)
+          union
+          select 'svc.' || m[1] from pg_proc p, regexp_matches(p.prosrc, 'session_claim\(''(\w+)''', 'g') m
+           where p.pronamespace in ('app_public'::regnamespace, 'app_hidden'::regnamespace, 'app_private'::regnamespace)) x
         order by 1) as names`);
     t.true(names.length >= 9);
     const settingsNow = async () => Object.fromEntries((await client.query(

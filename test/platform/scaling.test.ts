@@ -19,6 +19,13 @@ const KNOWN: Record<string, string> = {
   'app_private.enrollment_counts primary key': 'append-only deltas with no key; distributed by organization_id as they are',
   'app_private.idempotency_keys primary key': 'keyed by credential; organization_id must lead the key',
   'app_private.unsubscribe_tokens primary key': 'an unsubscribe link carries only the token',
+  'app_private.dashboard_links unique index app_private.dashboard_links_token_hash_key': 'a sign-in link carries only its token',
+  'app_private.dashboard_sessions unique index app_private.dashboard_sessions_session_hash_key': 'a session cookie carries only its id',
+  'app_private.delivery_events primary key': 'a provider\'s report is recorded once by its own id, before its organization is known',
+  'app_private.delivery_events unique index app_private.delivery_events_event_key_key': 'the same: the provider\'s event id',
+  'app_private.oauth_grants primary key': 'a token or refresh token is found by its hash before its organization is known',
+  'app_private.oauth_requests primary key': 'an authorization request is found by its id from the consent page and the token endpoint',
+  'app_private.outgoing_messages unique index app_private.outgoing_messages_provider_id': 'a provider\'s callback carries only its message id',
 };
 
 const VIOLATIONS = `
