@@ -1,5 +1,5 @@
 // Task `broadcast_run` (payload {organization_id, run_id}; job key broadcast_run:<run id>): sends
-// a run in checkpointed batches until none is left (migrations/current/810-broadcasts-runs.sql):
+// a run in checkpointed batches until none is left (migration 000015, part 810-broadcasts-runs.sql):
 //   1. app_private.broadcast_claim_batch claims the next batch through the sequences engine's
 //      own claim (app_private.sequence_step_claim: rendering, send-time refusals, the sink) and
 //      writes the checkpoint, committed;

@@ -1,5 +1,5 @@
 // forms_list, forms_get and forms_list_submissions: one SQL function each
-// (migrations/current/741-forms-reads.sql), read as the caller so the forms' reach policies
+// (migration 000015, part 741-forms-reads.sql), read as the caller so the forms' reach policies
 // decide what a credential sees.
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
