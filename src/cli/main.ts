@@ -195,6 +195,9 @@ async function main(argv: string[]): Promise<void> {
       const { values } = args(rest, { port: { type: 'string' }, 'no-worker': { type: 'boolean' } });
       const port = values.port === undefined ? undefined : Number(values.port);
       if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError('--port must be a port number');
+      // --port is PORT for everything derived from it (the base URL of links, OAuth metadata and
+      // the demo's printed curl, when SVC_BASE_URL is unset); 0, any free port, derives nothing
+      if (port) process.env.PORT = String(port);
       // Signals are handled from the start: a SIGTERM during start-up still shuts down cleanly.
       const running = serve({ port, worker: !values['no-worker'] });
       untilSignal(async () => (await running).stop());
