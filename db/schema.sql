@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (none) leave.
--- migrations sha256:6f7f4652ec334afba02a67d1306a383650035a5c0c72463c60bfddd50fd96a74
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql) leave.
+-- migrations sha256:62ce8786523ada75b8d962f36b64c73dea95140b106556aa3e5e21872be4dee9
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -4452,66 +4452,37 @@ ALTER FUNCTION app_hidden.html_escape(value text) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.html_escape(value text) IS 'Text made safe inside HTML (& < > " '').';
 
 --
--- Name: idempotency_begin(text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: idempotency_claim(text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) RETURNS record
+CREATE FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
   r app_private.idempotency_keys;
   cred uuid := app_hidden.current_credential_id();
-  lock bigint;
-  -- a write runs as one statement right after its claim; 0 (no limit) leaves only the lock
-  run_limit interval := nullif((select s.setting::bigint from pg_catalog.pg_settings s where s.name = 'statement_timeout'), 0)
-    * interval '1 millisecond';
 begin
   if cred is null then
     perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
   end if;
-  lock := app_private.idempotency_lock_key(cred, idempotency_begin.operation_id, idempotency_begin.key);
-  settled := false;
-  loop
-    insert into app_private.idempotency_keys as k
-      (credential_id, operation_id, key, organization_id, fingerprint, state, created_at)
-    values (cred, idempotency_begin.operation_id, idempotency_begin.key, app_hidden.current_org_id(),
-            idempotency_begin.fingerprint, 'running', at)
-    on conflict on constraint idempotency_keys_pkey do update
-       set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
-           response_body = null, created_at = excluded.created_at, updated_at = now()
-     where k.created_at <= excluded.created_at - interval '24 hours'
-    returning * into r;
-    if found then
-      -- A new call (or an expired key started over). The lock is taken before the claim
-      -- commits, so no one sees it running without its owner's lock. It is free unless a
-      -- colliding key's call holds it; then this waits for that call.
-      perform pg_advisory_lock(lock);
-      lock_key := lock;
-      return;
-    end if;
-    -- ON CONFLICT locked the existing row even though it did not update it: until this
-    -- transaction ends, its first call can neither record its answer nor free the key.
-    select * into r from app_private.idempotency_keys k
-     where k.credential_id = cred and k.operation_id = idempotency_begin.operation_id and k.key = idempotency_begin.key;
-    exit when found;
-    -- the first call rolled back and freed the key between the two statements: claim it
-  end loop;
-  if r.fingerprint <> idempotency_begin.fingerprint then
-    perform app_hidden.raise_error(409, 'idempotency_key_reused',
-      'This idempotency_key was used with other details (or different access); use a new key');
-  elsif r.state = 'running' then
-    -- Its owner unlocks only after its write committed or rolled back, and neither can have
-    -- happened while this transaction holds the row: a free lock means the owner is gone.
-    if pg_try_advisory_xact_lock(lock) or r.created_at <= at - run_limit then
-      update app_private.idempotency_keys k set state = 'failed', updated_at = now()
-       where k.credential_id = cred and k.operation_id = idempotency_begin.operation_id and k.key = idempotency_begin.key;
-      settled := true;
-      return;
-    end if;
+  -- held to the end of this transaction, so until its answer is committed and visible
+  if not pg_try_advisory_xact_lock(app_private.idempotency_lock_key(cred, idempotency_claim.operation_id, idempotency_claim.key)) then
     perform app_hidden.raise_error(409, 'idempotency_in_progress',
       'The first call with this idempotency_key is still running; retry shortly');
-  elsif r.state = 'failed' then
+  end if;
+  select * into r from app_private.idempotency_keys k
+   where k.credential_id = cred and k.operation_id = idempotency_claim.operation_id and k.key = idempotency_claim.key
+     and k.created_at > at - interval '24 hours';
+  if not found then
+    return;
+  end if;
+  if r.fingerprint <> app_hidden.idempotency_fingerprint(details) then
+    perform app_hidden.raise_error(409, 'idempotency_key_reused',
+      'This idempotency_key was used with other details (or different access); use a new key');
+  elsif r.state <> 'done' then
+    -- 'failed', or 'running' while this transaction holds the key's lock: a first call of the
+    -- earlier protocol that died after starting
     perform app_hidden.raise_error(409, 'idempotency_outcome_unknown',
       'The first call with this idempotency_key failed after starting and may have taken effect; read the state before retrying with a new key');
   end if;
@@ -4519,50 +4490,60 @@ begin
   response_body := r.response_body;
 end $$;
 
-ALTER FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) IS 'Claims an idempotency key for the current credential (holding its advisory lock), or returns the stored answer, or records a gone first call as unknown, or raises the 409 that applies.';
+COMMENT ON FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) IS 'Claims an idempotency key for the current transaction (advisory xact lock), or returns the stored answer, or raises the 409 that applies.';
 
 --
--- Name: idempotency_finish(text, text, integer, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: idempotency_fingerprint(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) RETURNS void
-    LANGUAGE sql SECURITY DEFINER
+CREATE FUNCTION app_hidden.idempotency_fingerprint(details text) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  update app_private.idempotency_keys k
-     set state = 'done', response_status = status, response_body = body, updated_at = now()
-   where k.credential_id = app_hidden.current_credential_id()
-     and k.operation_id = idempotency_finish.operation_id and k.key = idempotency_finish.key
-     and k.state = 'running'
+  select encode(sha256(convert_to(details
+    || '|' || current_setting('svc.role') || '|' || current_setting('svc.location_ids')
+    || '|' || current_setting('svc.powers') || '|' || current_setting('svc.scopes'), 'UTF8')), 'hex')
 $$;
 
-ALTER FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.idempotency_fingerprint(details text) OWNER TO svc_owner;
 
 --
--- Name: idempotency_release(text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_fingerprint(details text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) RETURNS void
-    LANGUAGE sql SECURITY DEFINER
+COMMENT ON FUNCTION app_hidden.idempotency_fingerprint(details text) IS 'Fingerprint of an idempotent call: the details'' hash and the current credential''s access.';
+
+--
+-- Name: idempotency_record(text, text, text, timestamp with time zone, integer, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  delete from app_private.idempotency_keys k
-   where not outcome_unknown and k.credential_id = app_hidden.current_credential_id()
-     and k.operation_id = idempotency_release.operation_id and k.key = idempotency_release.key
-     and k.state = 'running';
-  update app_private.idempotency_keys k set state = 'failed', updated_at = now()
-   where outcome_unknown and k.credential_id = app_hidden.current_credential_id()
-     and k.operation_id = idempotency_release.operation_id and k.key = idempotency_release.key
-     and k.state = 'running';
-$$;
+begin
+  insert into app_private.idempotency_keys as k
+    (credential_id, operation_id, key, organization_id, fingerprint, state, response_status, response_body, created_at)
+  values (app_hidden.current_credential_id(), idempotency_record.operation_id, idempotency_record.key,
+          app_hidden.current_org_id(), app_hidden.idempotency_fingerprint(details), 'done', status, body, at)
+  on conflict on constraint idempotency_keys_pkey do update
+     set fingerprint = excluded.fingerprint, state = 'done', response_status = excluded.response_status,
+         response_body = excluded.response_body, created_at = excluded.created_at, updated_at = now();
+end $$;
 
-ALTER FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) IS 'Stores the answer of an idempotent call in the transaction of its write.';
 
 --
 -- Name: is_date(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -9972,8 +9953,19 @@ begin
       from app_public.calendars c where c.organization_id = org and c.location_id = loc.id;
   end if;
 
-  with t as materialized (
-    select t.open, t.busy from app_hidden.team_time(loc, members, cals, app_hidden.local_day(day, loc.timezone)) t
+  -- A start s suits a free range r of some team member (or calendar) when [s, s + len) lies
+  -- within r: s in [lower(r), upper(r) - len]. Those windows of every one merged are the
+  -- valid starts, and each start of the grid is one lookup in them (testing every start against
+  -- every team member's open and busy multiranges cost most of the call).
+  with free as (
+    select r
+      from app_hidden.team_time(loc, members, cals, app_hidden.local_day(day, loc.timezone)) t
+      cross join lateral unnest(t.open - t.busy) r
+     where upper(r) - len >= lower(r)
+  ), valid as (
+    select coalesce(range_agg(tstzrange(lower(r), upper(r) - len, case when lower_inc(r) then '[]' else '(]' end)),
+                    '{}'::tstzmultirange) as starts
+      from free
   ), starts as (
     -- each opening of the location's hours on that day starts a grid of slots
     select distinct s
@@ -9983,8 +9975,8 @@ begin
   )
   select coalesce(jsonb_agg(jsonb_build_object('start', x.s, 'end', x.s + len) order by x.s), '[]')
     into slots
-    from starts x
-   where exists (select 1 from t where t.open @> tstzrange(x.s, x.s + len, '[)') and not t.busy && tstzrange(x.s, x.s + len, '[)'));
+    from starts x, valid
+   where valid.starts @> x.s;
 
   return jsonb_build_object(
     'location_id', loc.id,
@@ -17639,25 +17631,24 @@ GRANT ALL ON FUNCTION app_hidden.html_escape(value text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.html_escape(value text) TO svc_worker;
 
 --
--- Name: FUNCTION idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) TO svc_request;
 
 --
--- Name: FUNCTION idempotency_finish(operation_id text, key text, status integer, body jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_fingerprint(details text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.idempotency_fingerprint(details text) FROM PUBLIC;
 
 --
--- Name: FUNCTION idempotency_release(operation_id text, key text, outcome_unknown boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) TO svc_request;
 
 --
 -- Name: FUNCTION is_date(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner

@@ -70,7 +70,7 @@ async function run(
   const how = op.run;
   const ctx = (claims: Claims) => ({ input, claims, config: deps.config });
   const inTransaction = async (tx: Tx, claims: Claims) =>
-    'statement' in how ? how.shape(await tx.query(how.statement(input)), ctx(claims)) : how.handler(tx, ctx(claims));
+    'statement' in how ? how.shape(await tx.execute(how.statement(input)), ctx(claims)) : how.handler(tx, ctx(claims));
 
   const idempotencyKey = op.idempotent ? input.idempotency_key : undefined;
   if (typeof idempotencyKey === 'string') {
