@@ -5,8 +5,8 @@
 //   3. @sparticuz/chromium, a devDependency: a headless Chromium inside the npm package,
 //      unpacked into the temporary directory at first use, so `npm ci && npm test` needs
 //      nothing else on a fresh x64 Linux machine (CHROMIUM_PATH=packaged forces this one)
-//    inBrowser runs a test in a fresh context with a screenshot on failure; outboxedLink reads the
-//    sign-in link the email sink delivered.
+// inBrowser runs a test in a fresh context with a screenshot on failure; outboxedLink reads the
+// sign-in link the email sink delivered.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
