@@ -107,6 +107,7 @@ test.serial('a client ID metadata document client: sign in, approve, exchange, c
     t.regex(text, /Connect Browser Test Agent\?/);
     t.true(text.includes(clientId), 'the client id URL is shown');
     t.true(text.includes('127.0.0.1'), 'the redirect host is shown');
+    t.truthy(await page.$('[data-warning=localhost]'), 'its only redirect URI is on this computer: a warning');
     for (const s of ['contacts:read', 'contacts:write', 'conversations:write']) t.truthy(await page.$(`li code:text-is("${s}")`), s);
     await page.click('button:has-text("Approve")');
     await page.waitForURL((u) => u.origin === clientUrl && u.pathname === '/callback');
