@@ -18,7 +18,7 @@ let docs: Server;
 let docsUrl: string;
 let clientId: string;
 /** Documents by path: the body, and headers to send with it. */
-const documents = new Map<string, { body: unknown; headers?: Record<string, string> }>();
+const documents = new Map<string, { body: unknown; headers?: Record<string, string>; status?: number }>();
 const fetches = new Map<string, number>();
 
 test.before(async () => {
@@ -28,6 +28,7 @@ test.before(async () => {
     const doc = documents.get(req.url ?? '');
     fetches.set(req.url ?? '', (fetches.get(req.url ?? '') ?? 0) + 1);
     if (doc === undefined) { res.statusCode = 404; res.end(); return; }
+    res.statusCode = doc.status ?? 200;
     res.setHeader('content-type', 'application/json');
     for (const [k, v] of Object.entries(doc.headers ?? {})) res.setHeader(k, v);
     res.end(typeof doc.body === 'string' ? doc.body : JSON.stringify(doc.body));
@@ -96,7 +97,10 @@ test.serial('client ID metadata documents: a name, no secret, JSON, no dot segme
     [`${docsUrl}/a/../secret.json`, /path segments/],
     [`${docsUrl}/a/%2E%2E/secret.json`, /path segments/],
     [`${docsUrl}/./secret.json`, /path segments/],
+    [`${docsUrl}/moved.json`, /HTTP 302/],
   ];
+  // a redirect is not followed, even to a good document
+  documents.set('/moved.json', { body: '', status: 302, headers: { location: `${docsUrl}/typed.json` } });
   for (const [id, why] of cases) {
     const res = await openAuthorization(authorizationUrl(app, id, pkce().challenge), await olive());
     t.is(res.status, 400, id);
@@ -171,4 +175,46 @@ test.serial('MCP endpoint: a refused token gets invalid_token; a tool beyond the
   const unknown = await mcpCall(app, access_token, 'no_such_tool', {});
   t.is(unknown.http, 200);
   t.true(unknown.body.result.isError);
+});
+
+test.serial('no implicit grant, no authorization without a PKCE challenge; the consent page cannot be framed', async (t) => {
+  const { challenge } = pkce();
+  for (const [extra, error] of [[{ response_type: 'token' }, 'unsupported_response_type'], [{ code_challenge: '' }, 'invalid_request'],
+    [{ code_challenge_method: '' }, 'invalid_request']] as const) {
+    const opened = await openAuthorization(authorizationUrl(app, clientId, challenge, extra), await olive());
+    t.is(opened.status, 303, JSON.stringify(extra));
+    const back = new URL(opened.location!);
+    t.is(back.searchParams.get('error'), error, JSON.stringify(extra));
+    t.is(back.searchParams.get('iss'), app.url);
+    t.is(back.searchParams.get('code'), null);
+  }
+  const consent = await openAuthorization(authorizationUrl(app, clientId, challenge), await olive());
+  t.is(consent.headers.get('x-frame-options'), 'DENY');
+  t.regex(consent.headers.get('content-security-policy')!, /frame-ancestors 'none'/);
+  t.is(consent.headers.get('cache-control'), 'no-store');
+  await decide(await olive(), consent, 'deny');
+});
+
+test.serial('a code and a refresh token only for their client; an expired code is refused; a token in the query is no credential', async (t) => {
+  const otherClient = await registerClient(app, { client_name: 'Other agent' });
+  const { verifier, challenge } = pkce();
+  const code = await codeFor(app, clientId, await olive(), challenge);
+  const stolen = await exchange(app, otherClient, code, verifier);
+  t.is(stolen.status, 400);
+  t.is(stolen.body.error, 'invalid_grant');
+
+  const late = pkce();
+  const lateCode = await codeFor(app, clientId, await olive(), late.challenge);
+  await app.db.owner.query(`update app_private.oauth_codes set expires_at = now() - interval '1 second' where used_at is null`);
+  const expired = await exchange(app, clientId, lateCode, late.verifier);
+  t.is(expired.status, 400);
+  t.is(expired.body.error, 'invalid_grant');
+
+  const fresh = pkce();
+  const tokens = (await exchange(app, clientId, await codeFor(app, clientId, await olive(), fresh.challenge), fresh.verifier)).body;
+  const elsewhere = await tokenRequest(app, { grant_type: 'refresh_token', client_id: otherClient, refresh_token: tokens.refresh_token });
+  t.is(elsewhere.status, 400);
+  t.is(elsewhere.body.error, 'invalid_grant');
+  t.is((await fetch(`${app.url}/api/v1/me?access_token=${tokens.access_token}`)).status, 401);
+  t.is((await app.request('GET', '/api/v1/me', { key: tokens.access_token })).status, 200);
 });
