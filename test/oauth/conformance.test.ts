@@ -1,5 +1,6 @@
 // The official conformance package's authorization-server scenarios
-// (`conformance authorization`, in @modelcontextprotocol/conformance from 0.2.0-alpha.10 on):
+// (`conformance authorization`, in the 0.2.0 prereleases of @modelcontextprotocol/conformance;
+// pinned at 0.2.0-alpha.12, as `latest`, 0.1.16, has none):
 // `authorization-server-metadata-endpoint` reads our RFC 8414 document, and
 // `authorization-code-grant` prints an authorization URL, waits on its own callback server for the
 // person's answer, then exchanges the code with PKCE and the resource. The person is played by a
