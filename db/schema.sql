@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql) leave.
--- migrations sha256:62ce8786523ada75b8d962f36b64c73dea95140b106556aa3e5e21872be4dee9
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 600-oauth-metadata-cache.sql) leave.
+-- migrations sha256:ee353e4e2d9ce97fe2982eea959ebd32010e6a687d78a40176570b5a97fd1f78
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -4937,7 +4937,7 @@ CREATE FUNCTION app_hidden.oauth_client(client_id text) RETURNS jsonb
     AS $$
   select jsonb_build_object('client_id', c.client_id, 'registration', c.registration, 'client_name', c.client_name,
            'client_uri', c.client_uri, 'redirect_uris', to_jsonb(c.redirect_uris),
-           'fetched_age_s', extract(epoch from now() - c.fetched_at))
+           'fetched_age_s', extract(epoch from now() - c.fetched_at), 'cache_seconds', c.cache_seconds)
     from app_private.oauth_clients c where c.client_id = oauth_client.client_id
 $$;
 
@@ -4947,7 +4947,7 @@ ALTER FUNCTION app_hidden.oauth_client(client_id text) OWNER TO svc_owner;
 -- Name: FUNCTION oauth_client(client_id text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.oauth_client(client_id text) IS 'A client as the authorization endpoint needs it, or NULL.';
+COMMENT ON FUNCTION app_hidden.oauth_client(client_id text) IS 'A client as the authorization endpoint needs it (with its cache age and lifetime), or NULL.';
 
 --
 -- Name: oauth_connected_apps(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -5218,28 +5218,28 @@ end $$;
 ALTER FUNCTION app_hidden.oauth_revoke_on_deactivation() OWNER TO svc_owner;
 
 --
--- Name: oauth_save_client(text, text, text, text, text[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: oauth_save_client(text, text, text, text, text[], integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) RETURNS void
+CREATE FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
-  insert into app_private.oauth_clients (client_id, registration, client_name, client_uri, redirect_uris, fetched_at)
-  values ($1, $2, $3, $4, $5, case when $2 = 'metadata_document' then now() end)
+  insert into app_private.oauth_clients (client_id, registration, client_name, client_uri, redirect_uris, fetched_at, cache_seconds)
+  values ($1, $2, $3, $4, $5, case when $2 = 'metadata_document' then now() end, case when $2 = 'metadata_document' then $6 end)
   on conflict (client_id) do update
      set client_name = excluded.client_name, client_uri = excluded.client_uri,
-         redirect_uris = excluded.redirect_uris, fetched_at = excluded.fetched_at
+         redirect_uris = excluded.redirect_uris, fetched_at = excluded.fetched_at, cache_seconds = excluded.cache_seconds
    where oauth_clients.registration = 'metadata_document'
 $_$;
 
-ALTER FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) IS 'Registers a client, or refreshes the cached copy of a client ID metadata document.';
+COMMENT ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) IS 'Registers a client, or refreshes the cached copy of a client ID metadata document (with its cache lifetime).';
 
 --
 -- Name: offerings; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -13061,6 +13061,8 @@ CREATE TABLE app_private.oauth_clients (
     redirect_uris text[] NOT NULL,
     fetched_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    cache_seconds integer,
+    CONSTRAINT oauth_clients_cache_seconds_check CHECK (((cache_seconds >= 0) AND (cache_seconds <= 86400))),
     CONSTRAINT oauth_clients_client_id_check CHECK (((length(client_id) >= 1) AND (length(client_id) <= 2048))),
     CONSTRAINT oauth_clients_client_name_check CHECK ((length(client_name) <= 200)),
     CONSTRAINT oauth_clients_client_uri_check CHECK ((length(client_uri) <= 2048)),
@@ -13075,6 +13077,12 @@ ALTER TABLE app_private.oauth_clients OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_private.oauth_clients IS 'OAuth clients: registered through RFC 7591 (public clients, no secret) or described by a client ID metadata document (cached copy).';
+
+--
+-- Name: COLUMN oauth_clients.cache_seconds; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.oauth_clients.cache_seconds IS 'How long the fetched metadata document may be used from fetched_at; null for a registered client.';
 
 --
 -- Name: oauth_codes; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -17884,11 +17892,11 @@ GRANT ALL ON FUNCTION app_hidden.oauth_revoke_grant(grant_id uuid) TO svc_reques
 REVOKE ALL ON FUNCTION app_hidden.oauth_revoke_on_deactivation() FROM PUBLIC;
 
 --
--- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) TO svc_request;
 
 --
 -- Name: TABLE offerings; Type: ACL; Schema: app_public; Owner: svc_owner

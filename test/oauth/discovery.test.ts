@@ -17,12 +17,12 @@ test('the MCP endpoint\'s 401 names the resource metadata and the scopes', async
   t.is((await app.request('GET', '/api/v1/me')).headers.get('www-authenticate'), 'Bearer');
 });
 
-test('protected resource metadata at the path-suffixed and the root address', async (t) => {
-  for (const path of ['/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-protected-resource']) {
-    const res = await fetch(app.url + path);
+test('protected resource metadata at the path-suffixed and the root address, each naming the identifier it was made from', async (t) => {
+  for (const [path, resource] of [['/.well-known/oauth-protected-resource/api/v1/mcp', `${app.url}/api/v1/mcp`], ['/.well-known/oauth-protected-resource', app.url]]) {
+    const res = await fetch(app.url + path!);
     t.is(res.status, 200);
     t.deepEqual(await res.json(), {
-      resource: `${app.url}/api/v1/mcp`, authorization_servers: [app.url], scopes_supported: ALL_SCOPES,
+      resource, authorization_servers: [app.url], scopes_supported: ALL_SCOPES,
       bearer_methods_supported: ['header'], resource_name: 'Receptionist, CRM and follow-up (MCP)',
     });
   }
