@@ -22,7 +22,7 @@ export class OAuthError extends Error {
 
 // Schemes a browser or OS must never be sent an authorization code through.
 const UNSAFE_SCHEMES = new Set(['javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms']);
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * A redirect URI as OAuth 2.1 and RFC 8252 allow it: https, http on a loopback address (any

@@ -10,7 +10,7 @@ import { publicStatement } from '../db/public.ts';
 import { readRawBody } from '../http/body.ts';
 import type { PageDeps, PublicPage } from '../registry/area.ts';
 import { ApiError } from '../platform/errors.ts';
-import { OAuthError, checkRedirectUri, onlyLoopbackRedirects, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
+import { LOOPBACK_HOSTS, OAuthError, checkRedirectUri, onlyLoopbackRedirects, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
 import { OAUTH_PATHS, authorizationServerMetadata, canonicalResource, protectedResourceMetadata } from './metadata.ts';
 import { grantableScopes, type Person } from './scopes.ts';
 import { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS, newAccessToken, newCode, newRefreshToken, s256, sha256 } from './secrets.ts';
@@ -251,7 +251,29 @@ const json = (document: (baseUrl: string) => unknown) => async (_req: Request, r
 const rootResourceMetadata = (baseUrl: string) => protectedResourceMetadata(baseUrl, true);
 const preflight = async (_req: Request, res: Response) => { cors(res); res.status(204).end(); };
 
-export const OAUTH_PAGES: PublicPage[] = [
+/**
+ * Whether this service may act as an authorization server at its base URL: the MCP
+ * authorization specification and OAuth 2.1 (1.5) require HTTPS for every endpoint, and codes
+ * and tokens must not cross a network in clear. Plain http is accepted on a loopback host only
+ * (a developer's `npm start`, the tests). Behind a TLS-terminating proxy, SVC_BASE_URL is the
+ * public https URL and this holds.
+ */
+export function servesOAuth(baseUrl: string): boolean {
+  const url = new URL(baseUrl);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+}
+
+/** Every OAuth endpoint answers 404 while the base URL is plain http on a host other than loopback. */
+const overHttps = (page: PublicPage): PublicPage => ({
+  ...page,
+  handle: async (req, res, deps) => {
+    if (servesOAuth(deps.config.baseUrl)) return page.handle(req, res, deps);
+    res.status(404).set('Cache-Control', 'no-store').json({ error: 'invalid_request',
+      error_description: 'OAuth is served only over https: set SVC_BASE_URL to the service\'s https URL' });
+  },
+});
+
+export const OAUTH_PAGES: PublicPage[] = ([
   { method: 'GET', path: `${OAUTH_PATHS.protectedResource}/api/v1/mcp`, handle: json(protectedResourceMetadata) },
   { method: 'GET', path: OAUTH_PATHS.protectedResource, handle: json(rootResourceMetadata) },
   { method: 'GET', path: OAUTH_PATHS.authorizationServer, handle: json(authorizationServerMetadata) },
@@ -261,4 +283,4 @@ export const OAUTH_PAGES: PublicPage[] = [
   { method: 'POST', path: OAUTH_PATHS.register, handle: register },
   ...[OAUTH_PATHS.token, OAUTH_PATHS.register, OAUTH_PATHS.authorizationServer, OAUTH_PATHS.protectedResource, `${OAUTH_PATHS.protectedResource}/api/v1/mcp`]
     .map((path) => ({ method: 'OPTIONS' as const, path, handle: preflight })),
-];
+] satisfies PublicPage[]).map(overHttps);

@@ -43,3 +43,20 @@ test('authorization server metadata', async (t) => {
     grant_types_supported: ['authorization_code', 'refresh_token'],
   });
 });
+
+test('over plain http on a host other than loopback, every OAuth endpoint answers 404 and registers nothing', async (t) => {
+  const { app: plain } = await startOAuthApp({ SVC_BASE_URL: 'http://crm.example.com' });
+  try {
+    for (const [method, path] of [['GET', '/.well-known/oauth-protected-resource/api/v1/mcp'], ['GET', '/.well-known/oauth-protected-resource'],
+      ['GET', '/.well-known/oauth-authorization-server'], ['GET', '/oauth/authorize'], ['POST', '/oauth/token'], ['POST', '/oauth/register']] as const) {
+      const res = await fetch(plain.url + path, { method, headers: { 'content-type': 'application/json' },
+        body: method === 'POST' ? JSON.stringify({ client_name: 'x', redirect_uris: ['http://127.0.0.1:1/cb'] }) : undefined });
+      t.is(res.status, 404, path);
+      t.regex((await res.json()).error_description, /https/, path);
+    }
+    const { rows } = await plain.db.owner.query('select count(*)::int as n from app_private.oauth_clients');
+    t.is(rows[0].n, 0);
+  } finally {
+    await plain.close();
+  }
+});
