@@ -2,6 +2,7 @@
 // that answers them, and the person who can take over. docs/conversations.md describes it.
 import type { Area } from '../registry/area.ts';
 import { conversationAiReply } from './ai_reply.ts';
+import { chatPages } from './chat.ts';
 import { conversationsFixture } from './fixture.ts';
 import { conversationsGet, conversationsList } from './reads.ts';
 import { conversationsHold, conversationsReply, conversationsResume, conversationsSendSms } from './writes.ts';
@@ -12,4 +13,6 @@ export const conversations: Area = {
   operations: [conversationsList, conversationsSendSms, conversationsGet, conversationsReply, conversationsHold, conversationsResume],
   tasks: (deps) => ({ conversation_ai_reply: conversationAiReply(deps) }),
   fixture: conversationsFixture,
+  // web chat from the organization's sites (no key: the widget's id, then the visitor's token)
+  pages: chatPages,
 };

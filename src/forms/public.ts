@@ -9,6 +9,7 @@
 // keep JSON.
 import type { Request, Response } from 'express';
 import { readRawBody } from '../http/body.ts';
+import { corsForOrigins } from '../http/cors.ts';
 import { ApiError, badRequest, toApiError } from '../platform/errors.ts';
 import { parseJsonBody } from '../platform/input.ts';
 import type { PublicPage } from '../registry/area.ts';
@@ -42,15 +43,8 @@ function fieldsOf(req: Request, raw: Buffer): Record<string, unknown> {
   throw new ApiError(415, 'unsupported_media_type', 'Send the form as application/json or application/x-www-form-urlencoded');
 }
 
-/** CORS for the form's sites: the request's Origin echoed when the form allows it. */
-function cors(req: Request, res: Response, form: PublicForm | undefined): void {
-  res.vary('Origin');
-  const origin = req.get('origin');
-  if (origin && form?.allowed_origins.includes(origin)) {
-    res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Methods': 'GET, POST',
-      'Access-Control-Allow-Headers': 'Content-Type', 'Access-Control-Max-Age': '600' });
-  }
-}
+/** CORS for the form's sites. */
+const cors = (req: Request, res: Response, form: PublicForm | undefined) => corsForOrigins(req, res, form?.allowed_origins, 'Content-Type');
 
 /** A browser's own post: urlencoded, and HTML preferred to JSON (curl and fetch default to JSON). */
 function wantsHtml(req: Request): boolean {
