@@ -15,4 +15,15 @@ export const conversations: Area = {
   fixture: conversationsFixture,
   // web chat from the organization's sites (no key: the widget's id, then the visitor's token)
   pages: chatPages,
+  graphql: {
+    // what conversations_get shows (its contact's id as contact_id; a message's channel is its
+    // conversation's). Not a message's provider id; chat widgets and visitor tokens not at all.
+    tables: {
+      conversations: ['organization_id', 'id', 'contact_id', 'location_id', 'channel', 'business_address', 'subject', 'ai_held',
+        'held_at', 'last_message_at', 'created_at', 'updated_at'],
+      conversation_messages: ['organization_id', 'id', 'conversation_id', 'channel', 'direction', 'author', 'author_person_id',
+        'body', 'subject', 'status', 'error', 'created_at'],
+    },
+    groupBy: ['channel', 'conversation_id'],
+  },
 };

@@ -15,7 +15,10 @@ import { exposureOf } from '../../src/graphql/exposed.ts';
 import { createInternalGraphql, type InternalGraphql } from '../../src/graphql/internal.ts';
 import { OPERATION_LIMITS } from '../../src/graphql/limits.ts';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import { existsSync } from 'node:fs';
 import { contactsFixture } from '../contacts/helpers.ts';
+import type { Fixture } from '../helpers/fixtures.ts';
+import type { MalformedInput } from '../helpers/fuzz.ts';
 import { asKey } from '../helpers/sql.ts';
 import { AREAS } from '../../src/areas.ts';
 
@@ -23,9 +26,23 @@ const EXPOSED = exposureOf(AREAS.flatMap((a) => (a.graphql ? [a.graphql.tables] 
 
 const READ_SCOPES = ALL_SCOPES.filter((s) => s.endsWith(':read'));
 
-/** The contacts suites' tenant (every credential kind of acmeFixture and more), with a few kinds added. */
+/** Each area's part of the malformed-input suite (test/<area>/helpers.ts): its records in a tenant. */
+const PARTS: MalformedInput[] = [];
+for (const area of AREAS) {
+  const helpers = new URL(`../${area.name}/helpers.ts`, import.meta.url);
+  const part = existsSync(helpers) ? ((await import(helpers.href)) as { malformedInput?: MalformedInput }).malformedInput : undefined;
+  if (part && area.name !== 'contacts') PARTS.push(part);
+}
+
+/**
+ * The contacts suites' tenant (every credential kind of acmeFixture and more), with a few kinds
+ * added, and every area's records (so that no exposed table is empty).
+ */
 function accessFixture(name: string) {
-  const base = contactsFixture(name);
+  // the areas' parts bring their own dee and eve, and a London contact with phil's phone
+  const contacts = contactsFixture(name);
+  let base = { ...contacts, contacts: contacts.contacts.filter((c) => !['dee', 'eve', 'phil'].includes(c.ref)) } as unknown as Fixture;
+  for (const part of PARTS) base = part.fixture?.(base) ?? base;
   return {
     ...base,
     api_keys: [
@@ -65,6 +82,15 @@ const EXPECTED: Record<string, Expected> = {
   own_personal: role,
   south_mgr: role,
   north_mgr_nopower: role,
+  // the areas' parts
+  north_seq_mgr: role,
+  south_seq_mgr: role,
+  nia_personal: role,
+  ora_personal: role,
+  north_appt_mgr: role,
+  london_member: role,
+  appt_reader: { status: 403, error: 'insufficient_scope', required: 'contacts:read' },
+  leaver_key: allowed, // an organization key whose creator left: reads go on
 };
 const ALLOWED = Object.keys(EXPECTED).filter((ref) => EXPECTED[ref]!.status === 200);
 
@@ -83,7 +109,11 @@ let a: Applied;
 test.before(async () => {
   ({ app, tenant: a } = await startWithTenant(accessFixture('GraphQL access'),
     { mount: async (deps) => (gql = await createInternalGraphql(deps)).mount }));
-  await app.apply(accessFixture('Another organization'));
+  const another = await app.apply(accessFixture('Another organization'));
+  for (const part of PARTS) {
+    await part.setup?.(app, a);
+    await part.setup?.(app, another);
+  }
   // what the fixture cannot make: a note written by a person, and audiences with members
   const key = a.keys.owner_personal;
   expect(201, await app.request('POST', `/api/v1/contacts/${a.ids.bob}/notes`, { key, body: { body: 'Called back' } }));
@@ -368,6 +398,46 @@ const MIRRORS: Record<string, Mirror> = {
     async view(row, rest) {
       const members = await rest.cursorPages(`/api/v1/audiences/${row.audienceId}/contacts`);
       return members.some((m) => m.id === row.contactId) ? { audience_id: row.audienceId, contact_id: row.contactId } : undefined;
+    },
+  },
+  calls: {
+    view: (row, rest) => rest.get(`/api/v1/calls/${row.rowId}`),
+    renamed: { staffProfileId: 'team_member_id', fromNumber: 'from', toNumber: 'to' },
+  },
+  call_transcript_lines: {
+    // a line's position is its place in calls_get's transcript
+    async view(row, rest) {
+      const line = (await rest.get(`/api/v1/calls/${row.callId}`))?.transcript[row.position as number];
+      return line && { call_id: row.callId, position: row.position, ...line };
+    },
+  },
+  forms: {
+    view: (row, rest) => rest.get(`/api/v1/forms/${row.rowId}`),
+  },
+  form_fields: {
+    // a field's position is its place in forms_get's fields
+    async view(row, rest) {
+      const field = (await rest.get(`/api/v1/forms/${row.formId}`))?.fields[row.position as number];
+      return field && field.key === row.key ? { form_id: row.formId, position: row.position, ...field } : undefined;
+    },
+  },
+  form_submissions: {
+    async view(row, rest) {
+      return (await rest.pages(`/api/v1/forms/${row.formId}/submissions`)).find((x) => x.id === row.rowId);
+    },
+  },
+  conversations: {
+    async view(row, rest) {
+      const conversation = await rest.get(`/api/v1/conversations/${row.rowId}`);
+      return conversation && { ...conversation, contact_id: conversation.contact.id };
+    },
+  },
+  conversation_messages: {
+    // a message's channel is its conversation's
+    async view(row, rest) {
+      const conversation = await rest.get(`/api/v1/conversations/${row.conversationId}`);
+      const message = conversation?.messages.find((m: { id: string }) => m.id === row.rowId);
+      return message && { ...message, channel: conversation.channel };
     },
   },
 };
