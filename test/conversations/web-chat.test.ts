@@ -193,3 +193,16 @@ test.serial('a visitor with neither email nor phone is a contact with no address
   // the org-wide widget has no sites: no CORS for anyone
   t.is((await start(acme.ids.org_chat!, { message: 'Hi' }, { origin: 'https://acme.example' })).headers.get('access-control-allow-origin'), null);
 });
+
+test.serial('concurrent messages into one chat: the per-minute limit holds, each accepted message has its own job', async (t) => {
+  const widget = acme.ids.north_chat!;
+  const { conversation_id: conversation, token } = (await start(widget, { message: 'Hello' })).body;
+  const sent = await Promise.all(Array.from({ length: 15 }, (_, i) => say(widget, conversation, token, { message: `at once ${i}` })));
+  t.true(sent.every((r) => r.status === 201 || r.status === 429), JSON.stringify(sent.map((r) => r.status)));
+  const accepted = sent.filter((r) => r.status === 201);
+  t.is(accepted.length, 9, 'the first message and nine more in a minute');
+  const { rows: [{ n }] } = await app.db.owner.query(`select count(*)::int as n from app_public.conversation_messages
+    where conversation_id = $1 and direction = 'inbound'`, [conversation]);
+  t.is(n, 10);
+  for (const r of accepted) t.is((await jobsFor(app.db, r.body.message_id)).length, 1);
+});
