@@ -1,5 +1,5 @@
 -- The schema that migrations/committed/ (000001–000015) and migrations/current/ (200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 990-analyst-grants.sql) leave.
--- migrations sha256:bd7ff8b39fd5f7e128e4fe27d5cdcaac8f1c5f16f4d9ea2917117791e786da59
+-- migrations sha256:80c9772090063f25fe6761d1f5187563f81cf6a08a2fdf1f8c791fa38bb16932
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1615,9 +1615,6 @@ declare
   lim jsonb := app_hidden.chat_limits();
   cv app_public.conversations := app_private.chat_session_conversation(widget_id, conversation_id, token_hash, true);
 begin
-  if body is null or length(btrim(body)) < 1 or length(body) > (lim->>'message_max_length')::int then
-    perform app_hidden.raise_error(400, 'bad_request', format('body.message: 1 to %s characters', lim->>'message_max_length'));
-  end if;
   if (select count(*) from app_public.conversation_messages m
        where m.organization_id = cv.organization_id and m.conversation_id = cv.id and m.direction = 'inbound'
          and m.created_at > now() - interval '1 minute') >= (lim->>'messages_per_minute')::int then
@@ -1659,9 +1656,6 @@ begin
   end if;
   if token_hash is null or token_hash !~ '^[0-9a-f]{64}$' then
     raise exception 'chat_start: token_hash is the hex sha-256 of the visitor token';
-  end if;
-  if body is null or length(btrim(body)) < 1 or length(body) > (lim->>'message_max_length')::int then
-    perform app_hidden.raise_error(400, 'bad_request', format('body.message: 1 to %s characters', lim->>'message_max_length'));
   end if;
   if client_address is not null then
     -- one count per (organization, address) at a time: concurrent starts cannot all pass
@@ -8050,9 +8044,13 @@ CREATE FUNCTION app_private.chat_inbound(cv app_public.conversations, body text)
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
+  lim jsonb := app_hidden.chat_limits();
   m app_public.conversation_messages;
   queued boolean := false;
 begin
+  if body is null or length(btrim(body)) < 1 or length(body) > (lim->>'message_max_length')::int then
+    perform app_hidden.raise_error(400, 'bad_request', format('body.message: 1 to %s characters', lim->>'message_max_length'));
+  end if;
   insert into app_public.conversation_messages (organization_id, conversation_id, channel, direction, author, body, status)
   values (cv.organization_id, cv.id, 'chat', 'inbound', 'contact', body, 'received')
   returning * into m;

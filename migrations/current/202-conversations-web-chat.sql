@@ -78,15 +78,19 @@ $$;
 revoke execute on function app_hidden.chat_widget(uuid) from public;
 grant execute on function app_hidden.chat_widget(uuid) to svc_request;
 
--- A visitor's message into a conversation (locked by the caller): stored, and the AI's answer
--- queued when the AI answers the thread, in the caller's transaction.
+-- A visitor's message into a conversation (locked by the caller): checked (400, in the caller's
+-- transaction: nothing written), stored, and the AI's answer queued when the AI answers the thread.
 create or replace function app_private.chat_inbound(cv app_public.conversations, body text) returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 declare
+  lim jsonb := app_hidden.chat_limits();
   m app_public.conversation_messages;
   queued boolean := false;
 begin
+  if body is null or length(btrim(body)) < 1 or length(body) > (lim->>'message_max_length')::int then
+    perform app_hidden.raise_error(400, 'bad_request', format('body.message: 1 to %s characters', lim->>'message_max_length'));
+  end if;
   insert into app_public.conversation_messages (organization_id, conversation_id, channel, direction, author, body, status)
   values (cv.organization_id, cv.id, 'chat', 'inbound', 'contact', body, 'received')
   returning * into m;
@@ -129,9 +133,6 @@ begin
   end if;
   if token_hash is null or token_hash !~ '^[0-9a-f]{64}$' then
     raise exception 'chat_start: token_hash is the hex sha-256 of the visitor token';
-  end if;
-  if body is null or length(btrim(body)) < 1 or length(body) > (lim->>'message_max_length')::int then
-    perform app_hidden.raise_error(400, 'bad_request', format('body.message: 1 to %s characters', lim->>'message_max_length'));
   end if;
   if client_address is not null then
     -- one count per (organization, address) at a time: concurrent starts cannot all pass
@@ -208,9 +209,6 @@ declare
   lim jsonb := app_hidden.chat_limits();
   cv app_public.conversations := app_private.chat_session_conversation(widget_id, conversation_id, token_hash, true);
 begin
-  if body is null or length(btrim(body)) < 1 or length(body) > (lim->>'message_max_length')::int then
-    perform app_hidden.raise_error(400, 'bad_request', format('body.message: 1 to %s characters', lim->>'message_max_length'));
-  end if;
   if (select count(*) from app_public.conversation_messages m
        where m.organization_id = cv.organization_id and m.conversation_id = cv.id and m.direction = 'inbound'
          and m.created_at > now() - interval '1 minute') >= (lim->>'messages_per_minute')::int then

@@ -154,6 +154,16 @@ test.serial('malformed bodies: 400 naming the field or 415, nothing written', as
   for (const body of [{}, { message: '' }, { message: 'x'.repeat(2001) }, { message: 'Hi', name: 'x' }]) {
     await refusedWithoutWrites(t, app, org(), 400, 'bad_request', () => say(widget, conversation, token, body));
   }
+  // the database checks the message too, whoever calls it
+  for (const body of ['   ', 'x'.repeat(2001)]) {
+    const refused = await unchanged(t, app, org(), () => app.db.owner.query(
+      `select app_hidden.chat_post($1, $2, encode(sha256(convert_to($3, 'UTF8')), 'hex'), $4)`, [widget, conversation, token, body])
+      .catch((e: { code: string }) => e.code));
+    t.is(refused, 'SV400');
+    const startRefused = await unchanged(t, app, org(), () => app.db.owner.query(
+      `select app_hidden.chat_start($1, repeat('b', 64), '{}', $2, null)`, [widget, body]).catch((e: { code: string }) => e.code));
+    t.is(startRefused, 'SV400');
+  }
 });
 
 test.serial('rates: five new chats per client address in ten minutes, ten messages a minute per chat (429, nothing written)', async (t) => {
