@@ -52,7 +52,7 @@ test('over plain http on a host other than loopback, every OAuth endpoint answer
       const res = await fetch(plain.url + path, { method, headers: { 'content-type': 'application/json' },
         body: method === 'POST' ? JSON.stringify({ client_name: 'x', redirect_uris: ['http://127.0.0.1:1/cb'] }) : undefined });
       t.is(res.status, 404, path);
-      t.regex((await res.json()).error_description, /https/, path);
+      t.regex(((await res.json()) as { error_description: string }).error_description, /https/, path);
     }
     const { rows } = await plain.db.owner.query('select count(*)::int as n from app_private.oauth_clients');
     t.is(rows[0].n, 0);
