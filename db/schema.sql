@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (none) leave.
--- migrations sha256:6f7f4652ec334afba02a67d1306a383650035a5c0c72463c60bfddd50fd96a74
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (100-webhooks.sql, 990-analyst-grants.sql) leave.
+-- migrations sha256:fb50b4fc694562f3b27478b89c12ee765dda0efcff46e8a42b871126db19e4c2
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -9477,6 +9477,34 @@ ALTER FUNCTION app_private.tg_appointments__sequences() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_appointments__sequences() IS 'appointment_booked: after an API booking, the contact''s exits are checked and the automations it triggers enroll it.';
 
 --
+-- Name: tg_appointments__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointments__webhooks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform app_private.webhook_emit(new.organization_id,
+    case when new.status = 'cancelled' then 'appointment.cancelled' else 'appointment.booked' end,
+    coalesce(new.cancelled_at, new.created_at),
+    jsonb_build_object('id', new.id, 'location_id', new.location_id, 'calendar_id', new.calendar_id,
+      'team_member_id', new.staff_profile_id, 'offering_id', new.offering_id, 'contact_id', new.contact_id,
+      'title', new.title, 'start_time', new.starts_at, 'end_time', new.ends_at, 'recurring', new.rrule is not null,
+      'status', new.status, 'cancelled_at', new.cancelled_at,
+      'attendee_name', new.attendee_name, 'attendee_phone', new.attendee_phone, 'attendee_email', new.attendee_email));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointments__webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_appointments__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_appointments__webhooks() IS 'appointment.booked when an appointment is booked, appointment.cancelled when it is cancelled (blocks of time off are neither).';
+
+--
 -- Name: tg_calls__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -9671,6 +9699,87 @@ ALTER FUNCTION app_private.tg_contacts__stage_changed_at() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_contacts__stage_changed_at() IS 'Stamps contacts.stage_changed_at when the stage changes.';
 
 --
+-- Name: tg_contacts__webhooks_created(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_contacts__webhooks_created() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  c app_public.contacts;
+begin
+  for c in
+    select i.* from inserted i
+     where exists (select 1 from app_public.webhook_subscriptions s
+                    where s.organization_id = i.organization_id and s.status = 'active' and 'contact.created' = any(s.events))
+  loop
+    perform app_private.webhook_emit(c.organization_id, 'contact.created', c.created_at, app_private.webhook_contact_data(c));
+  end loop;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_contacts__webhooks_created() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_contacts__webhooks_created(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_contacts__webhooks_created() IS 'contact.created for every new contact of an organization with a subscription to it.';
+
+--
+-- Name: tg_contacts__webhooks_updated(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_contacts__webhooks_updated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  -- a contact created earlier in this same transaction (contacts_upsert filling in what it
+  -- inserted) is one contact.created, not also an update
+  if old.created_at = now() then
+    return null;
+  end if;
+  perform app_private.webhook_emit(new.organization_id, 'contact.updated', new.updated_at, app_private.webhook_contact_data(new));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_contacts__webhooks_updated() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_contacts__webhooks_updated(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_contacts__webhooks_updated() IS 'contact.updated when a contact''s name, email, phone, stage, custom fields or SMS consent change.';
+
+--
+-- Name: tg_conversation_messages__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_conversation_messages__webhooks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  cv app_public.conversations;
+begin
+  select * into cv from app_public.conversations x where x.organization_id = new.organization_id and x.id = new.conversation_id;
+  perform app_private.webhook_emit(new.organization_id, 'message.received', new.created_at, jsonb_build_object(
+    'id', new.id, 'conversation_id', new.conversation_id, 'contact_id', cv.contact_id, 'location_id', cv.location_id,
+    'channel', new.channel, 'subject', new.subject, 'body', new.body, 'received_at', new.created_at));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_conversation_messages__webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_conversation_messages__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_conversation_messages__webhooks() IS 'message.received when a contact''s SMS, email or chat message arrives.';
+
+--
 -- Name: tg_email_suppressions__sequences(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -9747,6 +9856,51 @@ ALTER FUNCTION app_private.tg_enrollments__count_status() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_enrollments__count_status() IS 'Row trigger of app_public.enrollments on a change of status (or sequence): moves one from the old count to the new.';
+
+--
+-- Name: tg_enrollments__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_enrollments__webhooks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform app_private.webhook_emit(new.organization_id, 'enrollment.completed', new.updated_at, jsonb_build_object(
+    'id', new.id, 'sequence_id', new.sequence_id, 'contact_id', new.contact_id, 'status', new.status,
+    'enrolled_at', new.created_at, 'completed_at', new.updated_at));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_enrollments__webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_enrollments__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_enrollments__webhooks() IS 'enrollment.completed when an enrollment completes its sequence.';
+
+--
+-- Name: tg_form_submissions__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_form_submissions__webhooks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform app_private.webhook_emit(new.organization_id, 'form.submitted', new.submitted_at, jsonb_build_object(
+    'id', new.id, 'form_id', new.form_id, 'contact_id', new.contact_id, 'payload', new.payload, 'submitted_at', new.submitted_at));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_form_submissions__webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_form_submissions__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_form_submissions__webhooks() IS 'form.submitted when a submission is accepted (spam is not an event).';
 
 --
 -- Name: tg_forms__secret(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -9920,6 +10074,142 @@ ALTER FUNCTION app_private.tg_sms_opt_outs__sequences() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_sms_opt_outs__sequences() IS 'A number opted out: its contacts'' SMS sequences are cancelled.';
+
+--
+-- Name: webhook_contact_data(app_public.contacts); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_contact_data(c app_public.contacts) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone, 'stage_id', c.stage_id,
+    'custom_fields', c.field_values, 'sms_consent', c.sms_consent, 'created_at', c.created_at, 'updated_at', c.updated_at)
+$$;
+
+ALTER FUNCTION app_private.webhook_contact_data(c app_public.contacts) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_contact_data(c app_public.contacts); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_contact_data(c app_public.contacts) IS 'The data of a contact.created or contact.updated event.';
+
+--
+-- Name: webhook_emit(uuid, text, timestamp with time zone, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  d record;
+begin
+  for d in
+    insert into app_public.webhook_deliveries (organization_id, subscription_id, event, occurred_at, data)
+    select s.organization_id, s.id, webhook_emit.event, webhook_emit.occurred_at, webhook_emit.data
+      from app_public.webhook_subscriptions s
+     where s.organization_id = webhook_emit.organization_id and s.status = 'active' and webhook_emit.event = any(s.events)
+    returning webhook_deliveries.organization_id, webhook_deliveries.id
+  loop
+    perform app_private.add_job('webhook_deliver', jsonb_build_object('organization_id', d.organization_id, 'delivery_id', d.id),
+      'webhook:' || d.id);
+  end loop;
+end $$;
+
+ALTER FUNCTION app_private.webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb) IS 'An event of the organization: a delivery, and its job, for each active subscription that takes it, in the caller''s transaction.';
+
+--
+-- Name: webhook_subscriptions; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.webhook_subscriptions (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    url text NOT NULL,
+    events text[] NOT NULL,
+    status text DEFAULT 'active'::text NOT NULL,
+    disabled_reason text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT webhook_subscriptions_check CHECK (((status = 'disabled'::text) = (disabled_reason IS NOT NULL))),
+    CONSTRAINT webhook_subscriptions_disabled_reason_check CHECK ((length(disabled_reason) <= 200)),
+    CONSTRAINT webhook_subscriptions_events_check CHECK ((((cardinality(events) >= 1) AND (cardinality(events) <= 7)) AND (array_position(events, NULL::text) IS NULL) AND (events <@ ARRAY['contact.created'::text, 'contact.updated'::text, 'enrollment.completed'::text, 'appointment.booked'::text, 'appointment.cancelled'::text, 'message.received'::text, 'form.submitted'::text]))),
+    CONSTRAINT webhook_subscriptions_status_check CHECK ((status = ANY (ARRAY['active'::text, 'disabled'::text]))),
+    CONSTRAINT webhook_subscriptions_url_check CHECK (((length(url) <= 2000) AND (url ~ '^https?://[^/?#\s]+([/?#]\S*)?$'::text)))
+);
+
+ALTER TABLE app_public.webhook_subscriptions OWNER TO svc_owner;
+
+--
+-- Name: TABLE webhook_subscriptions; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.webhook_subscriptions IS 'An URL of an integration that receives the organization''s events it lists, signed (Standard Webhooks). Disabled when the receiver answers 410 Gone.';
+
+--
+-- Name: COLUMN webhook_subscriptions.events; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.webhook_subscriptions.events IS 'The event types delivered: contact.created, contact.updated, enrollment.completed, appointment.booked, appointment.cancelled, message.received, form.submitted.';
+
+--
+-- Name: webhook_subscribe(uuid, text, text[], text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_subscribe(organization_id uuid, url text, events text[], secret text) RETURNS app_public.webhook_subscriptions
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  s app_public.webhook_subscriptions;
+begin
+  insert into app_public.webhook_subscriptions (organization_id, url, events)
+  values (webhook_subscribe.organization_id, webhook_subscribe.url,
+          array(select distinct e from unnest(webhook_subscribe.events) e order by e))
+  returning * into s;
+  insert into app_private.webhook_secrets (organization_id, subscription_id, secret)
+  values (s.organization_id, s.id, webhook_subscribe.secret);
+  return s;
+end $$;
+
+ALTER FUNCTION app_private.webhook_subscribe(organization_id uuid, url text, events text[], secret text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_subscribe(organization_id uuid, url text, events text[], secret text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_subscribe(organization_id uuid, url text, events text[], secret text) IS 'Adds a subscription with its signing secret; events after the commit are delivered to it.';
+
+--
+-- Name: webhook_unsubscribe(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  -- its secret and deliveries go with it: a delivery job that runs later finds nothing to send
+  delete from app_public.webhook_subscriptions s
+   where s.organization_id = webhook_unsubscribe.organization_id and s.id = webhook_unsubscribe.subscription_id;
+  return found;
+end $$;
+
+ALTER FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_unsubscribe(organization_id uuid, subscription_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) IS 'Removes a subscription, its secret and its deliveries: nothing more is sent to it, pending retries included.';
 
 --
 -- Name: appointments_availability(uuid, date, uuid, uuid, text, text, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -13278,6 +13568,25 @@ ALTER TABLE app_private.sequence_trigger_types OWNER TO svc_owner;
 COMMENT ON TABLE app_private.sequence_trigger_types IS 'The trigger types sequences accept, with the fields each takes; an area adds its own row when it goes live.';
 
 --
+-- Name: webhook_secrets; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.webhook_secrets (
+    organization_id uuid NOT NULL,
+    subscription_id uuid NOT NULL,
+    secret text NOT NULL,
+    CONSTRAINT webhook_secrets_secret_check CHECK ((secret ~ '^whsec_[A-Za-z0-9+/]{43}=$'::text))
+);
+
+ALTER TABLE app_private.webhook_secrets OWNER TO svc_owner;
+
+--
+-- Name: TABLE webhook_secrets; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.webhook_secrets IS 'The signing secret of a subscription (whsec_ + 32 random bytes in base64, as Standard Webhooks writes it). Kept raw, since signing needs it; only svc_owner (the worker, operator commands, definer functions) reads it.';
+
+--
 -- Name: audience_members; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -13740,6 +14049,40 @@ ALTER TABLE app_public.territory_team_members OWNER TO svc_owner;
 COMMENT ON TABLE app_public.territory_team_members IS 'Who covers a territory; a territory with no rows here is covered by every team member of its location.';
 
 --
+-- Name: webhook_deliveries; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.webhook_deliveries (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    subscription_id uuid NOT NULL,
+    event text NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    data jsonb NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now(),
+    last_status integer,
+    last_error text,
+    delivered_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT webhook_deliveries_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT webhook_deliveries_check CHECK (((status = 'pending'::text) = (next_attempt_at IS NOT NULL))),
+    CONSTRAINT webhook_deliveries_check1 CHECK (((status = 'delivered'::text) = (delivered_at IS NOT NULL))),
+    CONSTRAINT webhook_deliveries_data_check CHECK ((jsonb_typeof(data) = 'object'::text)),
+    CONSTRAINT webhook_deliveries_last_error_check CHECK ((length(last_error) <= 1000)),
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'cancelled'::text])))
+);
+
+ALTER TABLE app_public.webhook_deliveries OWNER TO svc_owner;
+
+--
+-- Name: TABLE webhook_deliveries; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.webhook_deliveries IS 'One event for one subscription: its body is {type: event, timestamp: occurred_at, data}, its webhook-id msg_<id> on every attempt. pending until a 2xx (delivered), a 410 or three days of failures (failed), or its subscription disabled (cancelled).';
+
+--
 -- Name: analysts analysts_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -13941,6 +14284,13 @@ ALTER TABLE ONLY app_private.sequence_trigger_types
 
 ALTER TABLE ONLY app_private.unsubscribe_tokens
     ADD CONSTRAINT unsubscribe_tokens_pkey PRIMARY KEY (token_hash);
+
+--
+-- Name: webhook_secrets webhook_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.webhook_secrets
+    ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (organization_id, subscription_id);
 
 --
 -- Name: appointment_occurrences appointment_occurrences_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -14277,6 +14627,20 @@ ALTER TABLE ONLY app_public.territories
 
 ALTER TABLE ONLY app_public.territory_team_members
     ADD CONSTRAINT territory_team_members_pkey PRIMARY KEY (organization_id, territory_id, staff_profile_id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: webhook_subscriptions webhook_subscriptions_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.webhook_subscriptions
+    ADD CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (organization_id, id);
 
 --
 -- Name: analysts_by_organization; Type: INDEX; Schema: app_private; Owner: svc_owner
@@ -14669,6 +15033,12 @@ CREATE INDEX territories_by_location ON app_public.territories USING btree (orga
 CREATE INDEX territories_postal_codes ON app_public.territories USING gin (postal_codes);
 
 --
+-- Name: webhook_deliveries_by_subscription; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX webhook_deliveries_by_subscription ON app_public.webhook_deliveries USING btree (organization_id, subscription_id, created_at DESC);
+
+--
 -- Name: contact_fields _500_define_contacts_json; Type: TRIGGER; Schema: app_private; Owner: svc_owner
 --
 
@@ -14787,6 +15157,48 @@ CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH RO
 --
 
 CREATE TRIGGER _510_sequences AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.source = 'api'::text) AND (new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__sequences();
+
+--
+-- Name: conversation_messages _900_webhooks; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks AFTER INSERT ON app_public.conversation_messages FOR EACH ROW WHEN ((new.direction = 'inbound'::text)) EXECUTE FUNCTION app_private.tg_conversation_messages__webhooks();
+
+--
+-- Name: enrollments _900_webhooks; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks AFTER UPDATE OF status ON app_public.enrollments FOR EACH ROW WHEN (((new.status = 'completed'::text) AND (old.status IS DISTINCT FROM 'completed'::text))) EXECUTE FUNCTION app_private.tg_enrollments__webhooks();
+
+--
+-- Name: form_submissions _900_webhooks; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks AFTER INSERT ON app_public.form_submissions FOR EACH ROW WHEN ((new.status = 'accepted'::text)) EXECUTE FUNCTION app_private.tg_form_submissions__webhooks();
+
+--
+-- Name: appointments _900_webhooks_booked; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks_booked AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__webhooks();
+
+--
+-- Name: appointments _900_webhooks_cancelled; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks_cancelled AFTER UPDATE OF status ON app_public.appointments FOR EACH ROW WHEN (((new.kind = 'appointment'::text) AND (new.status = 'cancelled'::text) AND (old.status IS DISTINCT FROM 'cancelled'::text))) EXECUTE FUNCTION app_private.tg_appointments__webhooks();
+
+--
+-- Name: contacts _900_webhooks_created; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks_created AFTER INSERT ON app_public.contacts REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_contacts__webhooks_created();
+
+--
+-- Name: contacts _900_webhooks_updated; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks_updated AFTER UPDATE OF name, email, phone, stage_id, field_values, sms_consent ON app_public.contacts FOR EACH ROW WHEN (((old.name IS DISTINCT FROM new.name) OR (old.email IS DISTINCT FROM new.email) OR (old.phone IS DISTINCT FROM new.phone) OR (old.stage_id IS DISTINCT FROM new.stage_id) OR (old.field_values IS DISTINCT FROM new.field_values) OR (old.sms_consent IS DISTINCT FROM new.sms_consent))) EXECUTE FUNCTION app_private.tg_contacts__webhooks_updated();
 
 --
 -- Name: people _930_end_dashboard_sessions; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -14981,6 +15393,13 @@ ALTER TABLE ONLY app_private.own_clients
 
 ALTER TABLE ONLY app_private.unsubscribe_tokens
     ADD CONSTRAINT unsubscribe_tokens_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: webhook_secrets webhook_secrets_organization_id_subscription_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.webhook_secrets
+    ADD CONSTRAINT webhook_secrets_organization_id_subscription_id_fkey FOREIGN KEY (organization_id, subscription_id) REFERENCES app_public.webhook_subscriptions(organization_id, id) ON DELETE CASCADE;
 
 --
 -- Name: appointment_occurrences appointment_occurrences_organization_id_appointment_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -15543,6 +15962,20 @@ ALTER TABLE ONLY app_public.territory_team_members
     ADD CONSTRAINT territory_team_members_organization_id_territory_id_fkey FOREIGN KEY (organization_id, territory_id) REFERENCES app_public.territories(organization_id, id) ON DELETE CASCADE;
 
 --
+-- Name: webhook_deliveries webhook_deliveries_organization_id_subscription_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_organization_id_subscription_id_fkey FOREIGN KEY (organization_id, subscription_id) REFERENCES app_public.webhook_subscriptions(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: webhook_subscriptions webhook_subscriptions_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.webhook_subscriptions
+    ADD CONSTRAINT webhook_subscriptions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
 -- Name: analysts; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
@@ -15691,6 +16124,12 @@ ALTER TABLE app_private.sequence_trigger_types ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.unsubscribe_tokens ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_secrets; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.webhook_secrets ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: appointment_occurrences; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
@@ -16061,6 +16500,18 @@ CREATE POLICY select_in_reach ON app_public.sequences FOR SELECT USING (((organi
 CREATE POLICY select_in_reach ON app_public.territories FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
 
 --
+-- Name: webhook_deliveries select_org_admin; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_org_admin ON app_public.webhook_deliveries FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT COALESCE((app_hidden."current_role"() = ANY (ARRAY['organization'::text, 'owner'::text, 'admin'::text])), false) AS "coalesce")));
+
+--
+-- Name: webhook_subscriptions select_org_admin; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_org_admin ON app_public.webhook_subscriptions FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT COALESCE((app_hidden."current_role"() = ANY (ARRAY['organization'::text, 'owner'::text, 'admin'::text])), false) AS "coalesce")));
+
+--
 -- Name: organizations select_own; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -16345,6 +16796,18 @@ CREATE POLICY update_writable ON app_public.broadcast_schedules FOR UPDATE USING
 --
 
 CREATE POLICY update_writable ON app_public.sequences FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id))) WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id)));
+
+--
+-- Name: webhook_deliveries; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.webhook_deliveries ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_subscriptions; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.webhook_subscriptions ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: SCHEMA app_analytics; Type: ACL; Schema: -; Owner: svc_owner
@@ -18694,6 +19157,12 @@ REVOKE ALL ON FUNCTION app_private.tg_appointments__own_clients() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_appointments__sequences() FROM PUBLIC;
 
 --
+-- Name: FUNCTION tg_appointments__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointments__webhooks() FROM PUBLIC;
+
+--
 -- Name: FUNCTION tg_calls__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -18736,6 +19205,24 @@ REVOKE ALL ON FUNCTION app_private.tg_contacts__sequence_exits() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_contacts__stage_changed_at() FROM PUBLIC;
 
 --
+-- Name: FUNCTION tg_contacts__webhooks_created(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_contacts__webhooks_created() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_contacts__webhooks_updated(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_contacts__webhooks_updated() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_conversation_messages__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_conversation_messages__webhooks() FROM PUBLIC;
+
+--
 -- Name: FUNCTION tg_email_suppressions__sequences(); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -18752,6 +19239,18 @@ REVOKE ALL ON FUNCTION app_private.tg_enrollments__count_rows() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_enrollments__count_status() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_enrollments__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_enrollments__webhooks() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_form_submissions__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_form_submissions__webhooks() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_forms__secret(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -18800,6 +19299,38 @@ REVOKE ALL ON FUNCTION app_private.tg_sequences__unsubscribe() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_sms_opt_outs__sequences() FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_contact_data(c app_public.contacts); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_contact_data(c app_public.contacts) FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb) FROM PUBLIC;
+
+--
+-- Name: TABLE webhook_subscriptions; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.webhook_subscriptions TO svc_request;
+GRANT SELECT ON TABLE app_public.webhook_subscriptions TO svc_worker;
+GRANT SELECT ON TABLE app_public.webhook_subscriptions TO svc_analyst;
+
+--
+-- Name: FUNCTION webhook_subscribe(organization_id uuid, url text, events text[], secret text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_subscribe(organization_id uuid, url text, events text[], secret text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_unsubscribe(organization_id uuid, subscription_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: ACL; Schema: app_public; Owner: svc_owner
@@ -19571,6 +20102,14 @@ GRANT SELECT ON TABLE app_public.step_runs TO svc_analyst;
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_request;
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_worker;
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_analyst;
+
+--
+-- Name: TABLE webhook_deliveries; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.webhook_deliveries TO svc_request;
+GRANT SELECT ON TABLE app_public.webhook_deliveries TO svc_worker;
+GRANT SELECT ON TABLE app_public.webhook_deliveries TO svc_analyst;
 
 --
 -- Name: DEFAULT PRIVILEGES FOR FUNCTIONS; Type: DEFAULT ACL; Schema: -; Owner: svc_owner
