@@ -1,5 +1,5 @@
 -- The schema that migrations/committed/ (000001–000015) and migrations/current/ (100-webhooks.sql, 990-analyst-grants.sql) leave.
--- migrations sha256:fb50b4fc694562f3b27478b89c12ee765dda0efcff46e8a42b871126db19e4c2
+-- migrations sha256:d64f1a88f24ccd55cbadce62fd84eb592a5b0956d0e6858acd29540c185b9253
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -9484,9 +9484,13 @@ CREATE FUNCTION app_private.tg_appointments__webhooks() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+declare
+  event text := case when new.status = 'cancelled' then 'appointment.cancelled' else 'appointment.booked' end;
 begin
-  perform app_private.webhook_emit(new.organization_id,
-    case when new.status = 'cancelled' then 'appointment.cancelled' else 'appointment.booked' end,
+  if not app_private.webhook_wanted(new.organization_id, event) then
+    return null;
+  end if;
+  perform app_private.webhook_emit(new.organization_id, event,
     coalesce(new.cancelled_at, new.created_at),
     jsonb_build_object('id', new.id, 'location_id', new.location_id, 'calendar_id', new.calendar_id,
       'team_member_id', new.staff_profile_id, 'offering_id', new.offering_id, 'contact_id', new.contact_id,
@@ -9706,16 +9710,11 @@ CREATE FUNCTION app_private.tg_contacts__webhooks_created() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-declare
-  c app_public.contacts;
 begin
-  for c in
-    select i.* from inserted i
-     where exists (select 1 from app_public.webhook_subscriptions s
-                    where s.organization_id = i.organization_id and s.status = 'active' and 'contact.created' = any(s.events))
-  loop
-    perform app_private.webhook_emit(c.organization_id, 'contact.created', c.created_at, app_private.webhook_contact_data(c));
-  end loop;
+  if not app_private.webhook_wanted(new.organization_id, 'contact.created') then
+    return null;
+  end if;
+  perform app_private.webhook_emit(new.organization_id, 'contact.created', new.created_at, app_private.webhook_contact_data(new));
   return null;
 end $$;
 
@@ -9725,7 +9724,7 @@ ALTER FUNCTION app_private.tg_contacts__webhooks_created() OWNER TO svc_owner;
 -- Name: FUNCTION tg_contacts__webhooks_created(); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.tg_contacts__webhooks_created() IS 'contact.created for every new contact of an organization with a subscription to it.';
+COMMENT ON FUNCTION app_private.tg_contacts__webhooks_created() IS 'contact.created for every new contact.';
 
 --
 -- Name: tg_contacts__webhooks_updated(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -9738,7 +9737,7 @@ CREATE FUNCTION app_private.tg_contacts__webhooks_updated() RETURNS trigger
 begin
   -- a contact created earlier in this same transaction (contacts_upsert filling in what it
   -- inserted) is one contact.created, not also an update
-  if old.created_at = now() then
+  if old.created_at = now() or not app_private.webhook_wanted(new.organization_id, 'contact.updated') then
     return null;
   end if;
   perform app_private.webhook_emit(new.organization_id, 'contact.updated', new.updated_at, app_private.webhook_contact_data(new));
@@ -9764,6 +9763,9 @@ CREATE FUNCTION app_private.tg_conversation_messages__webhooks() RETURNS trigger
 declare
   cv app_public.conversations;
 begin
+  if not app_private.webhook_wanted(new.organization_id, 'message.received') then
+    return null;
+  end if;
   select * into cv from app_public.conversations x where x.organization_id = new.organization_id and x.id = new.conversation_id;
   perform app_private.webhook_emit(new.organization_id, 'message.received', new.created_at, jsonb_build_object(
     'id', new.id, 'conversation_id', new.conversation_id, 'contact_id', cv.contact_id, 'location_id', cv.location_id,
@@ -9866,6 +9868,9 @@ CREATE FUNCTION app_private.tg_enrollments__webhooks() RETURNS trigger
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 begin
+  if not app_private.webhook_wanted(new.organization_id, 'enrollment.completed') then
+    return null;
+  end if;
   perform app_private.webhook_emit(new.organization_id, 'enrollment.completed', new.updated_at, jsonb_build_object(
     'id', new.id, 'sequence_id', new.sequence_id, 'contact_id', new.contact_id, 'status', new.status,
     'enrolled_at', new.created_at, 'completed_at', new.updated_at));
@@ -9889,6 +9894,9 @@ CREATE FUNCTION app_private.tg_form_submissions__webhooks() RETURNS trigger
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 begin
+  if not app_private.webhook_wanted(new.organization_id, 'form.submitted') then
+    return null;
+  end if;
   perform app_private.webhook_emit(new.organization_id, 'form.submitted', new.submitted_at, jsonb_build_object(
     'id', new.id, 'form_id', new.form_id, 'contact_id', new.contact_id, 'payload', new.payload, 'submitted_at', new.submitted_at));
   return null;
@@ -10210,6 +10218,26 @@ ALTER FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscriptio
 --
 
 COMMENT ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) IS 'Removes a subscription, its secret and its deliveries: nothing more is sent to it, pending retries included.';
+
+--
+-- Name: webhook_wanted(uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_wanted(organization_id uuid, event text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select 1 from app_public.webhook_subscriptions s
+                  where s.organization_id = webhook_wanted.organization_id and s.status = 'active' and webhook_wanted.event = any(s.events))
+$$;
+
+ALTER FUNCTION app_private.webhook_wanted(organization_id uuid, event text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_wanted(organization_id uuid, event text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text) IS 'Whether some active subscription of the organization takes the event: triggers ask before building an event''s data.';
 
 --
 -- Name: appointments_availability(uuid, date, uuid, uuid, text, text, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -15192,7 +15220,7 @@ CREATE TRIGGER _900_webhooks_cancelled AFTER UPDATE OF status ON app_public.appo
 -- Name: contacts _900_webhooks_created; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
-CREATE TRIGGER _900_webhooks_created AFTER INSERT ON app_public.contacts REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_contacts__webhooks_created();
+CREATE TRIGGER _900_webhooks_created AFTER INSERT ON app_public.contacts FOR EACH ROW EXECUTE FUNCTION app_private.tg_contacts__webhooks_created();
 
 --
 -- Name: contacts _900_webhooks_updated; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -19331,6 +19359,12 @@ REVOKE ALL ON FUNCTION app_private.webhook_subscribe(organization_id uuid, url t
 --
 
 REVOKE ALL ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_wanted(organization_id uuid, event text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: ACL; Schema: app_public; Owner: svc_owner
