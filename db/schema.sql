@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (100-webhooks.sql, 990-analyst-grants.sql) leave.
--- migrations sha256:d64f1a88f24ccd55cbadce62fd84eb592a5b0956d0e6858acd29540c185b9253
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (100-webhooks.sql, 101-webhooks-dashboard.sql, 990-analyst-grants.sql) leave.
+-- migrations sha256:112cd24b64cd712fce115ac626a6a5d1b8522b93f266389b5f6e295dd5551774
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -3257,6 +3257,28 @@ ALTER FUNCTION app_hidden.dashboard_actor() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.dashboard_actor() IS 'The signed-in person of the current dashboard transaction, read afresh; 401 unless the claims are a live session''s.';
 
 --
+-- Name: dashboard_add_webhook(text, text[], text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_manager_of_team();
+begin
+  return (app_private.webhook_subscribe(me.organization_id, url, events, secret)).id;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_add_webhook(url text, events text[], secret text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) IS 'Subscribes an URL (checked by the page: https, public addresses) to events of the signed-in owner''s or admin''s organization.';
+
+--
 -- Name: dashboard_create_key(text, text, text, text[], text[], uuid[], bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -3590,6 +3612,30 @@ ALTER FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash b
 COMMENT ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) IS 'Spends a sign-in link and opens a session under a fresh hash; no row when the link is unknown, spent, expired or its person inactive.';
 
 --
+-- Name: dashboard_remove_webhook(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_manager_of_team();
+begin
+  if not app_private.webhook_unsubscribe(me.organization_id, webhook_id) then
+    perform app_hidden.raise_error(404, 'not_found', 'Webhook not found');
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_remove_webhook(webhook_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) IS 'Removes a subscription of the signed-in owner''s or admin''s organization (404 for any other id).';
+
+--
 -- Name: dashboard_revoke_key(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -3786,6 +3832,32 @@ ALTER FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text,
 --
 
 COMMENT ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) IS 'An owner or admin sets a person''s role, locations, powers, SMS setting, records level, agent access and activity.';
+
+--
+-- Name: dashboard_webhooks(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_webhooks() RETURNS TABLE(id uuid, url text, events text[], status text, disabled_reason text, created_at timestamp with time zone, pending bigint, delivered bigint, failed bigint)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select s.id, s.url, s.events, s.status, s.disabled_reason, s.created_at,
+         count(d.id) filter (where d.status = 'pending'), count(d.id) filter (where d.status = 'delivered'),
+         count(d.id) filter (where d.status = 'failed')
+    from app_hidden.dashboard_manager_of_team() me
+    join app_public.webhook_subscriptions s on s.organization_id = me.organization_id
+    left join app_public.webhook_deliveries d on d.organization_id = s.organization_id and d.subscription_id = s.id
+   group by s.organization_id, s.id
+   order by s.created_at, s.id
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_webhooks(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_webhooks() IS 'The organization''s webhook subscriptions with their deliveries counted, for an owner or admin signed in to the dashboard (never a secret).';
 
 --
 -- Name: delivery_inbound_email(text, text, text, text, text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -17784,6 +17856,13 @@ REVOKE ALL ON FUNCTION app_hidden.dashboard_actor() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.dashboard_actor() TO svc_request;
 
 --
+-- Name: FUNCTION dashboard_add_webhook(url text, events text[], secret text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) TO svc_request;
+
+--
 -- Name: FUNCTION dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -17868,6 +17947,13 @@ REVOKE ALL ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, sessio
 GRANT ALL ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) TO svc_request;
 
 --
+-- Name: FUNCTION dashboard_remove_webhook(webhook_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION dashboard_revoke_key(key_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -17908,6 +17994,13 @@ GRANT ALL ON FUNCTION app_hidden.dashboard_update_organization(new_mcp_enabled b
 
 REVOKE ALL ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_webhooks(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_webhooks() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_webhooks() TO svc_request;
 
 --
 -- Name: FUNCTION delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
