@@ -5,6 +5,7 @@
 import test from 'ava';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { deliverWebhook } from '../../src/webhooks/webhook_deliver.ts';
+import { RETRY_FOR_MS, retryDelayMs } from '../../src/webhooks/events.ts';
 import { addWebhook, listWebhooks, newSecret, removeWebhook } from '../../src/webhooks/subscriptions.ts';
 import { AdminError } from '../../src/admin/commands.ts';
 import { runOnce } from 'graphile-worker';
@@ -155,4 +156,15 @@ test.serial('the worker refuses a private address at delivery time unless allowe
   } finally {
     await rx.close();
   }
+});
+
+test('the retry schedule: 30 s doubling to at most 6 h, less up to a fifth at random, about twenty attempts in three days', (t) => {
+  const base = 30_000;
+  t.deepEqual([1, 2, 3, 4, 10, 11, 20].map((n) => retryDelayMs(n, base, () => 0)),
+    [30_000, 60_000, 120_000, 240_000, 15_360_000, 21_600_000, 21_600_000]);
+  t.is(retryDelayMs(1, base, () => 1), 24_000);
+  let at = 0;
+  let attempts = 1;
+  while (at + retryDelayMs(attempts, base, () => 0) <= RETRY_FOR_MS) at += retryDelayMs(attempts++, base, () => 0);
+  t.true(attempts >= 18 && attempts <= 22, `${attempts} attempts`);
 });
