@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
--- migrations sha256:0c1604aa97ec79e65fbe5f41696c260ef5a7f1523daed0a312f5e144147b2d98
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 100-webhooks.sql, 101-webhooks-dashboard.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
+-- migrations sha256:0c727a4f7ac7b8d8be509fe6f4af6cc84e221a4920c0b0d7ff8bab358a1693a3
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -3428,6 +3428,28 @@ ALTER FUNCTION app_hidden.dashboard_actor() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.dashboard_actor() IS 'The signed-in person of the current dashboard transaction, read afresh; 401 unless the claims are a live session''s.';
 
 --
+-- Name: dashboard_add_webhook(text, text[], text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_manager_of_team();
+begin
+  return (app_private.webhook_subscribe(me.organization_id, url, events, secret)).id;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_add_webhook(url text, events text[], secret text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) IS 'Subscribes an URL (checked by the page: https, public addresses) to events of the signed-in owner''s or admin''s organization.';
+
+--
 -- Name: dashboard_create_key(text, text, text, text[], text[], uuid[], bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -3761,6 +3783,30 @@ ALTER FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash b
 COMMENT ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) IS 'Spends a sign-in link and opens a session under a fresh hash; no row when the link is unknown, spent, expired or its person inactive.';
 
 --
+-- Name: dashboard_remove_webhook(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  me app_public.people := app_hidden.dashboard_manager_of_team();
+begin
+  if not app_private.webhook_unsubscribe(me.organization_id, webhook_id) then
+    perform app_hidden.raise_error(404, 'not_found', 'Webhook not found');
+  end if;
+end $$;
+
+ALTER FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_remove_webhook(webhook_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) IS 'Removes a subscription of the signed-in owner''s or admin''s organization (404 for any other id).';
+
+--
 -- Name: dashboard_revoke_key(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -3957,6 +4003,32 @@ ALTER FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text,
 --
 
 COMMENT ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) IS 'An owner or admin sets a person''s role, locations, powers, SMS setting, records level, agent access and activity.';
+
+--
+-- Name: dashboard_webhooks(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.dashboard_webhooks() RETURNS TABLE(id uuid, url text, events text[], status text, disabled_reason text, created_at timestamp with time zone, pending bigint, delivered bigint, failed bigint)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select s.id, s.url, s.events, s.status, s.disabled_reason, s.created_at,
+         count(d.id) filter (where d.status = 'pending'), count(d.id) filter (where d.status = 'delivered'),
+         count(d.id) filter (where d.status = 'failed')
+    from app_hidden.dashboard_manager_of_team() me
+    join app_public.webhook_subscriptions s on s.organization_id = me.organization_id
+    left join app_public.webhook_deliveries d on d.organization_id = s.organization_id and d.subscription_id = s.id
+   group by s.organization_id, s.id
+   order by s.created_at, s.id
+$$;
+
+ALTER FUNCTION app_hidden.dashboard_webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION dashboard_webhooks(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.dashboard_webhooks() IS 'The organization''s webhook subscriptions with their deliveries counted, for an owner or admin signed in to the dashboard (never a secret).';
 
 --
 -- Name: delivery_inbound_email(text, text, text, text, text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -9747,6 +9819,38 @@ ALTER FUNCTION app_private.tg_appointments__sequences() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_appointments__sequences() IS 'appointment_booked: after an API booking, the contact''s exits are checked and the automations it triggers enroll it.';
 
 --
+-- Name: tg_appointments__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointments__webhooks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  event text := case when new.status = 'cancelled' then 'appointment.cancelled' else 'appointment.booked' end;
+begin
+  if not app_private.webhook_wanted(new.organization_id, event) then
+    return null;
+  end if;
+  perform app_private.webhook_emit(new.organization_id, event,
+    coalesce(new.cancelled_at, new.created_at),
+    jsonb_build_object('id', new.id, 'location_id', new.location_id, 'calendar_id', new.calendar_id,
+      'team_member_id', new.staff_profile_id, 'offering_id', new.offering_id, 'contact_id', new.contact_id,
+      'title', new.title, 'start_time', new.starts_at, 'end_time', new.ends_at, 'recurring', new.rrule is not null,
+      'status', new.status, 'cancelled_at', new.cancelled_at,
+      'attendee_name', new.attendee_name, 'attendee_phone', new.attendee_phone, 'attendee_email', new.attendee_email));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointments__webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_appointments__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_appointments__webhooks() IS 'appointment.booked when an appointment is booked, appointment.cancelled when it is cancelled (blocks of time off are neither).';
+
+--
 -- Name: tg_calls__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -9941,6 +10045,85 @@ ALTER FUNCTION app_private.tg_contacts__stage_changed_at() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_contacts__stage_changed_at() IS 'Stamps contacts.stage_changed_at when the stage changes.';
 
 --
+-- Name: tg_contacts__webhooks_created(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_contacts__webhooks_created() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if not app_private.webhook_wanted(new.organization_id, 'contact.created') then
+    return null;
+  end if;
+  perform app_private.webhook_emit(new.organization_id, 'contact.created', new.created_at, app_private.webhook_contact_data(new));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_contacts__webhooks_created() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_contacts__webhooks_created(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_contacts__webhooks_created() IS 'contact.created for every new contact.';
+
+--
+-- Name: tg_contacts__webhooks_updated(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_contacts__webhooks_updated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  -- a contact created earlier in this same transaction (contacts_upsert filling in what it
+  -- inserted) is one contact.created, not also an update
+  if old.created_at = now() or not app_private.webhook_wanted(new.organization_id, 'contact.updated') then
+    return null;
+  end if;
+  perform app_private.webhook_emit(new.organization_id, 'contact.updated', new.updated_at, app_private.webhook_contact_data(new));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_contacts__webhooks_updated() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_contacts__webhooks_updated(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_contacts__webhooks_updated() IS 'contact.updated when a contact''s name, email, phone, stage, custom fields or SMS consent change.';
+
+--
+-- Name: tg_conversation_messages__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_conversation_messages__webhooks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  cv app_public.conversations;
+begin
+  if not app_private.webhook_wanted(new.organization_id, 'message.received') then
+    return null;
+  end if;
+  select * into cv from app_public.conversations x where x.organization_id = new.organization_id and x.id = new.conversation_id;
+  perform app_private.webhook_emit(new.organization_id, 'message.received', new.created_at, jsonb_build_object(
+    'id', new.id, 'conversation_id', new.conversation_id, 'contact_id', cv.contact_id, 'location_id', cv.location_id,
+    'channel', new.channel, 'subject', new.subject, 'body', new.body, 'received_at', new.created_at));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_conversation_messages__webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_conversation_messages__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_conversation_messages__webhooks() IS 'message.received when a contact''s SMS, email or chat message arrives.';
+
+--
 -- Name: tg_conversations__ai_interaction_ends(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -10033,6 +10216,57 @@ ALTER FUNCTION app_private.tg_enrollments__count_status() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_enrollments__count_status() IS 'Row trigger of app_public.enrollments on a change of status (or sequence): moves one from the old count to the new.';
+
+--
+-- Name: tg_enrollments__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_enrollments__webhooks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if not app_private.webhook_wanted(new.organization_id, 'enrollment.completed') then
+    return null;
+  end if;
+  perform app_private.webhook_emit(new.organization_id, 'enrollment.completed', new.updated_at, jsonb_build_object(
+    'id', new.id, 'sequence_id', new.sequence_id, 'contact_id', new.contact_id, 'status', new.status,
+    'enrolled_at', new.created_at, 'completed_at', new.updated_at));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_enrollments__webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_enrollments__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_enrollments__webhooks() IS 'enrollment.completed when an enrollment completes its sequence.';
+
+--
+-- Name: tg_form_submissions__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_form_submissions__webhooks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if not app_private.webhook_wanted(new.organization_id, 'form.submitted') then
+    return null;
+  end if;
+  perform app_private.webhook_emit(new.organization_id, 'form.submitted', new.submitted_at, jsonb_build_object(
+    'id', new.id, 'form_id', new.form_id, 'contact_id', new.contact_id, 'payload', new.payload, 'submitted_at', new.submitted_at));
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_form_submissions__webhooks() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_form_submissions__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_form_submissions__webhooks() IS 'form.submitted when a submission is accepted (spam is not an event).';
 
 --
 -- Name: tg_forms__secret(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -10206,6 +10440,162 @@ ALTER FUNCTION app_private.tg_sms_opt_outs__sequences() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_sms_opt_outs__sequences() IS 'A number opted out: its contacts'' SMS sequences are cancelled.';
+
+--
+-- Name: webhook_contact_data(app_public.contacts); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_contact_data(c app_public.contacts) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone, 'stage_id', c.stage_id,
+    'custom_fields', c.field_values, 'sms_consent', c.sms_consent, 'created_at', c.created_at, 'updated_at', c.updated_at)
+$$;
+
+ALTER FUNCTION app_private.webhook_contact_data(c app_public.contacts) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_contact_data(c app_public.contacts); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_contact_data(c app_public.contacts) IS 'The data of a contact.created or contact.updated event.';
+
+--
+-- Name: webhook_emit(uuid, text, timestamp with time zone, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  d record;
+begin
+  for d in
+    insert into app_public.webhook_deliveries (organization_id, subscription_id, event, occurred_at, data)
+    select s.organization_id, s.id, webhook_emit.event, webhook_emit.occurred_at, webhook_emit.data
+      from app_public.webhook_subscriptions s
+     where s.organization_id = webhook_emit.organization_id and s.status = 'active' and webhook_emit.event = any(s.events)
+    returning webhook_deliveries.organization_id, webhook_deliveries.id
+  loop
+    perform app_private.add_job('webhook_deliver', jsonb_build_object('organization_id', d.organization_id, 'delivery_id', d.id),
+      'webhook:' || d.id);
+  end loop;
+end $$;
+
+ALTER FUNCTION app_private.webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb) IS 'An event of the organization: a delivery, and its job, for each active subscription that takes it, in the caller''s transaction.';
+
+--
+-- Name: webhook_subscriptions; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.webhook_subscriptions (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    url text NOT NULL,
+    events text[] NOT NULL,
+    status text DEFAULT 'active'::text NOT NULL,
+    disabled_reason text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT webhook_subscriptions_check CHECK (((status = 'disabled'::text) = (disabled_reason IS NOT NULL))),
+    CONSTRAINT webhook_subscriptions_disabled_reason_check CHECK ((length(disabled_reason) <= 200)),
+    CONSTRAINT webhook_subscriptions_events_check CHECK ((((cardinality(events) >= 1) AND (cardinality(events) <= 7)) AND (array_position(events, NULL::text) IS NULL) AND (events <@ ARRAY['contact.created'::text, 'contact.updated'::text, 'enrollment.completed'::text, 'appointment.booked'::text, 'appointment.cancelled'::text, 'message.received'::text, 'form.submitted'::text]))),
+    CONSTRAINT webhook_subscriptions_status_check CHECK ((status = ANY (ARRAY['active'::text, 'disabled'::text]))),
+    CONSTRAINT webhook_subscriptions_url_check CHECK (((length(url) <= 2000) AND (url ~ '^https?://[^/?#\s]+([/?#]\S*)?$'::text)))
+);
+
+ALTER TABLE app_public.webhook_subscriptions OWNER TO svc_owner;
+
+--
+-- Name: TABLE webhook_subscriptions; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.webhook_subscriptions IS 'An URL of an integration that receives the organization''s events it lists, signed (Standard Webhooks). Disabled when the receiver answers 410 Gone.';
+
+--
+-- Name: COLUMN webhook_subscriptions.events; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.webhook_subscriptions.events IS 'The event types delivered: contact.created, contact.updated, enrollment.completed, appointment.booked, appointment.cancelled, message.received, form.submitted.';
+
+--
+-- Name: webhook_subscribe(uuid, text, text[], text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_subscribe(organization_id uuid, url text, events text[], secret text) RETURNS app_public.webhook_subscriptions
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  s app_public.webhook_subscriptions;
+begin
+  insert into app_public.webhook_subscriptions (organization_id, url, events)
+  values (webhook_subscribe.organization_id, webhook_subscribe.url,
+          array(select distinct e from unnest(webhook_subscribe.events) e order by e))
+  returning * into s;
+  insert into app_private.webhook_secrets (organization_id, subscription_id, secret)
+  values (s.organization_id, s.id, webhook_subscribe.secret);
+  return s;
+end $$;
+
+ALTER FUNCTION app_private.webhook_subscribe(organization_id uuid, url text, events text[], secret text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_subscribe(organization_id uuid, url text, events text[], secret text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_subscribe(organization_id uuid, url text, events text[], secret text) IS 'Adds a subscription with its signing secret; events after the commit are delivered to it.';
+
+--
+-- Name: webhook_unsubscribe(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  -- its secret and deliveries go with it: a delivery job that runs later finds nothing to send
+  delete from app_public.webhook_subscriptions s
+   where s.organization_id = webhook_unsubscribe.organization_id and s.id = webhook_unsubscribe.subscription_id;
+  return found;
+end $$;
+
+ALTER FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_unsubscribe(organization_id uuid, subscription_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) IS 'Removes a subscription, its secret and its deliveries: nothing more is sent to it, pending retries included.';
+
+--
+-- Name: webhook_wanted(uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_wanted(organization_id uuid, event text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select 1 from app_public.webhook_subscriptions s
+                  where s.organization_id = webhook_wanted.organization_id and s.status = 'active' and webhook_wanted.event = any(s.events))
+$$;
+
+ALTER FUNCTION app_private.webhook_wanted(organization_id uuid, event text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_wanted(organization_id uuid, event text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text) IS 'Whether some active subscription of the organization takes the event: triggers ask before building an event''s data.';
 
 --
 -- Name: appointments_availability(uuid, date, uuid, uuid, text, text, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -13606,6 +13996,25 @@ ALTER TABLE app_private.sequence_trigger_types OWNER TO svc_owner;
 COMMENT ON TABLE app_private.sequence_trigger_types IS 'The trigger types sequences accept, with the fields each takes; an area adds its own row when it goes live.';
 
 --
+-- Name: webhook_secrets; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.webhook_secrets (
+    organization_id uuid NOT NULL,
+    subscription_id uuid NOT NULL,
+    secret text NOT NULL,
+    CONSTRAINT webhook_secrets_secret_check CHECK ((secret ~ '^whsec_[A-Za-z0-9+/]{43}=$'::text))
+);
+
+ALTER TABLE app_private.webhook_secrets OWNER TO svc_owner;
+
+--
+-- Name: TABLE webhook_secrets; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.webhook_secrets IS 'The signing secret of a subscription (whsec_ + 32 random bytes in base64, as Standard Webhooks writes it). Kept raw, since signing needs it; only svc_owner (the worker, operator commands, definer functions) reads it.';
+
+--
 -- Name: audience_members; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -14107,6 +14516,40 @@ ALTER TABLE app_public.territory_team_members OWNER TO svc_owner;
 COMMENT ON TABLE app_public.territory_team_members IS 'Who covers a territory; a territory with no rows here is covered by every team member of its location.';
 
 --
+-- Name: webhook_deliveries; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.webhook_deliveries (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    subscription_id uuid NOT NULL,
+    event text NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    data jsonb NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now(),
+    last_status integer,
+    last_error text,
+    delivered_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT webhook_deliveries_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT webhook_deliveries_check CHECK (((status = 'pending'::text) = (next_attempt_at IS NOT NULL))),
+    CONSTRAINT webhook_deliveries_check1 CHECK (((status = 'delivered'::text) = (delivered_at IS NOT NULL))),
+    CONSTRAINT webhook_deliveries_data_check CHECK ((jsonb_typeof(data) = 'object'::text)),
+    CONSTRAINT webhook_deliveries_last_error_check CHECK ((length(last_error) <= 1000)),
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'cancelled'::text])))
+);
+
+ALTER TABLE app_public.webhook_deliveries OWNER TO svc_owner;
+
+--
+-- Name: TABLE webhook_deliveries; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.webhook_deliveries IS 'One event for one subscription: its body is {type: event, timestamp: occurred_at, data}, its webhook-id msg_<id> on every attempt. pending until a 2xx (delivered), a 410 or three days of failures (failed), or its subscription disabled (cancelled).';
+
+--
 -- Name: analysts analysts_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -14315,6 +14758,13 @@ ALTER TABLE ONLY app_private.sequence_trigger_types
 
 ALTER TABLE ONLY app_private.unsubscribe_tokens
     ADD CONSTRAINT unsubscribe_tokens_pkey PRIMARY KEY (token_hash);
+
+--
+-- Name: webhook_secrets webhook_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.webhook_secrets
+    ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (organization_id, subscription_id);
 
 --
 -- Name: appointment_occurrences appointment_occurrences_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -14658,6 +15108,20 @@ ALTER TABLE ONLY app_public.territories
 
 ALTER TABLE ONLY app_public.territory_team_members
     ADD CONSTRAINT territory_team_members_pkey PRIMARY KEY (organization_id, territory_id, staff_profile_id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: webhook_subscriptions webhook_subscriptions_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.webhook_subscriptions
+    ADD CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (organization_id, id);
 
 --
 -- Name: analysts_by_organization; Type: INDEX; Schema: app_private; Owner: svc_owner
@@ -15068,6 +15532,12 @@ CREATE INDEX territories_by_location ON app_public.territories USING btree (orga
 CREATE INDEX territories_postal_codes ON app_public.territories USING gin (postal_codes);
 
 --
+-- Name: webhook_deliveries_by_subscription; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX webhook_deliveries_by_subscription ON app_public.webhook_deliveries USING btree (organization_id, subscription_id, created_at DESC);
+
+--
 -- Name: contact_fields _500_define_contacts_json; Type: TRIGGER; Schema: app_private; Owner: svc_owner
 --
 
@@ -15192,6 +15662,48 @@ CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH RO
 --
 
 CREATE TRIGGER _510_sequences AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.source = 'api'::text) AND (new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__sequences();
+
+--
+-- Name: conversation_messages _900_webhooks; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks AFTER INSERT ON app_public.conversation_messages FOR EACH ROW WHEN ((new.direction = 'inbound'::text)) EXECUTE FUNCTION app_private.tg_conversation_messages__webhooks();
+
+--
+-- Name: enrollments _900_webhooks; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks AFTER UPDATE OF status ON app_public.enrollments FOR EACH ROW WHEN (((new.status = 'completed'::text) AND (old.status IS DISTINCT FROM 'completed'::text))) EXECUTE FUNCTION app_private.tg_enrollments__webhooks();
+
+--
+-- Name: form_submissions _900_webhooks; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks AFTER INSERT ON app_public.form_submissions FOR EACH ROW WHEN ((new.status = 'accepted'::text)) EXECUTE FUNCTION app_private.tg_form_submissions__webhooks();
+
+--
+-- Name: appointments _900_webhooks_booked; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks_booked AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__webhooks();
+
+--
+-- Name: appointments _900_webhooks_cancelled; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks_cancelled AFTER UPDATE OF status ON app_public.appointments FOR EACH ROW WHEN (((new.kind = 'appointment'::text) AND (new.status = 'cancelled'::text) AND (old.status IS DISTINCT FROM 'cancelled'::text))) EXECUTE FUNCTION app_private.tg_appointments__webhooks();
+
+--
+-- Name: contacts _900_webhooks_created; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks_created AFTER INSERT ON app_public.contacts FOR EACH ROW EXECUTE FUNCTION app_private.tg_contacts__webhooks_created();
+
+--
+-- Name: contacts _900_webhooks_updated; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _900_webhooks_updated AFTER UPDATE OF name, email, phone, stage_id, field_values, sms_consent ON app_public.contacts FOR EACH ROW WHEN (((old.name IS DISTINCT FROM new.name) OR (old.email IS DISTINCT FROM new.email) OR (old.phone IS DISTINCT FROM new.phone) OR (old.stage_id IS DISTINCT FROM new.stage_id) OR (old.field_values IS DISTINCT FROM new.field_values) OR (old.sms_consent IS DISTINCT FROM new.sms_consent))) EXECUTE FUNCTION app_private.tg_contacts__webhooks_updated();
 
 --
 -- Name: people _930_end_dashboard_sessions; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -15400,6 +15912,13 @@ ALTER TABLE ONLY app_private.own_clients
 
 ALTER TABLE ONLY app_private.unsubscribe_tokens
     ADD CONSTRAINT unsubscribe_tokens_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: webhook_secrets webhook_secrets_organization_id_subscription_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.webhook_secrets
+    ADD CONSTRAINT webhook_secrets_organization_id_subscription_id_fkey FOREIGN KEY (organization_id, subscription_id) REFERENCES app_public.webhook_subscriptions(organization_id, id) ON DELETE CASCADE;
 
 --
 -- Name: appointment_occurrences appointment_occurrences_organization_id_appointment_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -15983,6 +16502,20 @@ ALTER TABLE ONLY app_public.territory_team_members
     ADD CONSTRAINT territory_team_members_organization_id_territory_id_fkey FOREIGN KEY (organization_id, territory_id) REFERENCES app_public.territories(organization_id, id) ON DELETE CASCADE;
 
 --
+-- Name: webhook_deliveries webhook_deliveries_organization_id_subscription_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_organization_id_subscription_id_fkey FOREIGN KEY (organization_id, subscription_id) REFERENCES app_public.webhook_subscriptions(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: webhook_subscriptions webhook_subscriptions_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.webhook_subscriptions
+    ADD CONSTRAINT webhook_subscriptions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
 -- Name: analysts; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
@@ -16137,6 +16670,12 @@ ALTER TABLE app_private.sequence_trigger_types ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.unsubscribe_tokens ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_secrets; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.webhook_secrets ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: appointment_occurrences; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
@@ -16519,6 +17058,18 @@ CREATE POLICY select_in_reach ON app_public.sequences FOR SELECT USING (((organi
 CREATE POLICY select_in_reach ON app_public.territories FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
 
 --
+-- Name: webhook_deliveries select_org_admin; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_org_admin ON app_public.webhook_deliveries FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT COALESCE((app_hidden."current_role"() = ANY (ARRAY['organization'::text, 'owner'::text, 'admin'::text])), false) AS "coalesce")));
+
+--
+-- Name: webhook_subscriptions select_org_admin; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_org_admin ON app_public.webhook_subscriptions FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ( SELECT COALESCE((app_hidden."current_role"() = ANY (ARRAY['organization'::text, 'owner'::text, 'admin'::text])), false) AS "coalesce")));
+
+--
 -- Name: organizations select_own; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
@@ -16803,6 +17354,18 @@ CREATE POLICY update_writable ON app_public.broadcast_schedules FOR UPDATE USING
 --
 
 CREATE POLICY update_writable ON app_public.sequences FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id))) WITH CHECK (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND app_hidden.current_may_write_sequence(location_id)));
+
+--
+-- Name: webhook_deliveries; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.webhook_deliveries ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_subscriptions; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.webhook_subscriptions ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: SCHEMA app_analytics; Type: ACL; Schema: -; Owner: svc_owner
@@ -17786,6 +18349,13 @@ REVOKE ALL ON FUNCTION app_hidden.dashboard_actor() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.dashboard_actor() TO svc_request;
 
 --
+-- Name: FUNCTION dashboard_add_webhook(url text, events text[], secret text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_add_webhook(url text, events text[], secret text) TO svc_request;
+
+--
 -- Name: FUNCTION dashboard_create_key(kind text, name text, key_role text, scopes text[], powers text[], location_ids uuid[], key_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -17870,6 +18440,13 @@ REVOKE ALL ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, sessio
 GRANT ALL ON FUNCTION app_hidden.dashboard_redeem_link(token_hash bytea, session_hash bytea) TO svc_request;
 
 --
+-- Name: FUNCTION dashboard_remove_webhook(webhook_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_remove_webhook(webhook_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION dashboard_revoke_key(key_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -17910,6 +18487,13 @@ GRANT ALL ON FUNCTION app_hidden.dashboard_update_organization(new_mcp_enabled b
 
 REVOKE ALL ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) TO svc_request;
+
+--
+-- Name: FUNCTION dashboard_webhooks(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.dashboard_webhooks() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.dashboard_webhooks() TO svc_request;
 
 --
 -- Name: FUNCTION delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -19204,6 +19788,12 @@ REVOKE ALL ON FUNCTION app_private.tg_appointments__own_clients() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_appointments__sequences() FROM PUBLIC;
 
 --
+-- Name: FUNCTION tg_appointments__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointments__webhooks() FROM PUBLIC;
+
+--
 -- Name: FUNCTION tg_calls__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -19246,6 +19836,24 @@ REVOKE ALL ON FUNCTION app_private.tg_contacts__sequence_exits() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_contacts__stage_changed_at() FROM PUBLIC;
 
 --
+-- Name: FUNCTION tg_contacts__webhooks_created(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_contacts__webhooks_created() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_contacts__webhooks_updated(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_contacts__webhooks_updated() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_conversation_messages__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_conversation_messages__webhooks() FROM PUBLIC;
+
+--
 -- Name: FUNCTION tg_conversations__ai_interaction_ends(); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -19268,6 +19876,18 @@ REVOKE ALL ON FUNCTION app_private.tg_enrollments__count_rows() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_enrollments__count_status() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_enrollments__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_enrollments__webhooks() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_form_submissions__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_form_submissions__webhooks() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_forms__secret(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -19316,6 +19936,44 @@ REVOKE ALL ON FUNCTION app_private.tg_sequences__unsubscribe() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_sms_opt_outs__sequences() FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_contact_data(c app_public.contacts); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_contact_data(c app_public.contacts) FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_emit(organization_id uuid, event text, occurred_at timestamp with time zone, data jsonb) FROM PUBLIC;
+
+--
+-- Name: TABLE webhook_subscriptions; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.webhook_subscriptions TO svc_request;
+GRANT SELECT ON TABLE app_public.webhook_subscriptions TO svc_worker;
+GRANT SELECT ON TABLE app_public.webhook_subscriptions TO svc_analyst;
+
+--
+-- Name: FUNCTION webhook_subscribe(organization_id uuid, url text, events text[], secret text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_subscribe(organization_id uuid, url text, events text[], secret text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_unsubscribe(organization_id uuid, subscription_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscription_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_wanted(organization_id uuid, event text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: ACL; Schema: app_public; Owner: svc_owner
@@ -20095,6 +20753,14 @@ GRANT SELECT ON TABLE app_public.step_runs TO svc_analyst;
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_request;
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_worker;
 GRANT SELECT ON TABLE app_public.territory_team_members TO svc_analyst;
+
+--
+-- Name: TABLE webhook_deliveries; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.webhook_deliveries TO svc_request;
+GRANT SELECT ON TABLE app_public.webhook_deliveries TO svc_worker;
+GRANT SELECT ON TABLE app_public.webhook_deliveries TO svc_analyst;
 
 --
 -- Name: DEFAULT PRIVILEGES FOR FUNCTIONS; Type: DEFAULT ACL; Schema: -; Owner: svc_owner

@@ -14,5 +14,6 @@ import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
 import { oauth } from './oauth/index.ts';
 import { sequences } from './sequences/index.ts';
+import { webhooks } from './webhooks/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, delivery, dashboard, oauth];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, delivery, dashboard, oauth, webhooks];

@@ -37,6 +37,13 @@ function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean
   throw new Error(`${name} must be on or off, got "${raw}"`);
 }
 
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false' || raw === 'off') return false;
+  if (raw === '1' || raw === 'true' || raw === 'on') return true;
+  throw new Error(`${name} must be 1 or 0, got "${raw}"`);
+}
+
 export interface Config {
   databaseUrl: string | undefined;
   loginPassword: string | undefined;
@@ -65,6 +72,10 @@ export interface Config {
   /** Expensive calls one credential, and one organization, may have in flight. */
   heavyPerCredential: number;
   heavyPerOrganization: number;
+  /** Whether webhook URLs may be http or name private, loopback or link-local addresses (`SVC_WEBHOOKS_ALLOW_PRIVATE=1`). */
+  webhooksAllowPrivate: boolean;
+  /** The first retry delay of a webhook delivery; each next one doubles (docs/webhooks.md). */
+  webhooksRetryBaseMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -94,5 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heavyConnections: int(env, 'SVC_HEAVY_CONNECTIONS', Math.max(1, Math.floor(availableParallelism() / 2))),
     heavyPerCredential: int(env, 'SVC_HEAVY_PER_CREDENTIAL', 2),
     heavyPerOrganization: int(env, 'SVC_HEAVY_PER_ORGANIZATION', 4),
+    webhooksAllowPrivate: flag(env, 'SVC_WEBHOOKS_ALLOW_PRIVATE'),
+    webhooksRetryBaseMs: int(env, 'SVC_WEBHOOKS_RETRY_BASE_MS', 30_000),
   };
 }

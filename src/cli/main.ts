@@ -20,6 +20,7 @@ import { createAnalyst, revokeAnalyst } from '../admin/analysts.ts';
 import { describeSeed, seedDemo } from '../seed/demo.ts';
 import { inboundEmail, inboundSms } from '../conversations/inbound.ts';
 import { adminDelivery } from '../delivery/admin.ts';
+import { addWebhook, listWebhooks, removeWebhook } from '../webhooks/subscriptions.ts';
 
 class UsageError extends Error {}
 
@@ -48,6 +49,9 @@ const USAGE = `usage: svc <command>
   admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID]
   admin delivery --message-id ID --event delivered|bounced|failed|complained [--bounce hard|soft] [--reason TEXT]
   admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
+  admin webhook add --org ORG_ID --url URL --events a,b|all   subscribe an URL to events; prints its secret once
+  admin webhook list --org ORG_ID
+  admin webhook remove --id WEBHOOK_ID
   seed demo                          create the demo organization and print its keys`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -182,6 +186,19 @@ async function admin(argv: string[]): Promise<void> {
     case 'form submit': {
       const { values } = args(rest, { form: { type: 'string' }, payload: { type: 'string' }, 'elapsed-ms': { type: 'string' } });
       return withOwner(async (pool) => print(await adminFormSubmit(pool, values.form, values.payload, values['elapsed-ms'])));
+    }
+    case 'webhook add': {
+      const { values } = args(rest, { org: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' } });
+      const config = loadConfig();
+      return withOwner(async (pool) => print(await addWebhook(pool, values, config.webhooksAllowPrivate)));
+    }
+    case 'webhook list': {
+      const { values } = args(rest, { org: { type: 'string' } });
+      return withOwner(async (pool) => print(await listWebhooks(pool, values.org)));
+    }
+    case 'webhook remove': {
+      const { values } = args(rest, { id: { type: 'string' } });
+      return withOwner(async (pool) => print(await removeWebhook(pool, values.id)));
     }
     default:
       throw new UsageError(`unknown admin command: ${argv.join(' ') || '(none)'}`);

@@ -8,7 +8,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 export const esc = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 const NAV = [['/dashboard/keys', 'Keys'], ['/dashboard/people', 'People'], ['/dashboard/agent-access', 'Agent access'],
-  ['/dashboard/organization', 'Organization'], ['/dashboard/connected-apps', 'Connected apps']] as const;
+  ['/dashboard/organization', 'Organization'], ['/dashboard/connected-apps', 'Connected apps'], ['/dashboard/webhooks', 'Webhooks']] as const;
 
 /** A whole page: title, navigation for a signed-in person (with sign-out, a form), the body. */
 export function page(title: string, body: string, opts: { person?: SignedIn; csrf?: string; notice?: string; error?: string } = {}): string {

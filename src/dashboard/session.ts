@@ -28,7 +28,7 @@ import { ApiError, badRequest } from '../platform/errors.ts';
 /** What a dashboard page gets (PublicPage's deps). */
 export interface PageDeps {
   pool: pg.Pool;
-  config: Pick<Config, 'baseUrl' | 'emailTransport'>;
+  config: Pick<Config, 'baseUrl' | 'emailTransport' | 'webhooksAllowPrivate'>;
 }
 
 /** The signed-in person as they are now (read at every request). */

@@ -1,14 +1,13 @@
 // OAuth clients without ids or secrets handed out by hand: client ID metadata documents (the
 // MCP revision's preferred way: the client_id is an https URL serving the client's metadata)
 // and dynamic client registration (RFC 7591, public clients only) for older clients.
-import { BlockList, isIP } from 'node:net';
-import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { publicStatement } from '../db/public.ts';
+import { AddressRefused, checkedAddresses, pinnedLookup } from '../platform/addresses.ts';
 
 export class OAuthError extends Error {
   readonly status: number;
@@ -164,22 +163,6 @@ export function cacheSeconds(headers: { 'cache-control'?: string; expires?: stri
   return Math.max(0, Math.min(METADATA_CACHE_MAX_SECONDS, seconds));
 }
 
-const PRIVATE = new BlockList();
-for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
-
-/** Whether an address is loopback, private, link-local, shared, multicast or unspecified. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? PRIVATE.check(mapped[1]!, 'ipv4') : PRIVATE.check(address, 'ipv6');
-}
-
 /** Whether a string is a client ID metadata document URL (an https URL with a path), as the MCP spec defines it. */
 export const isMetadataDocumentId = (clientId: string) => /^https?:\/\/[^/]+\/./.test(clientId);
 
@@ -189,12 +172,12 @@ export const isMetadataDocumentId = (clientId: string) => /^https?:\/\/[^/]+\/./
  * redirects, at most METADATA_MAX_BYTES within METADATA_TIMEOUT_MS.
  */
 async function fetchDocument(url: URL, trusted: boolean): Promise<{ doc: unknown; cacheSeconds: number }> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true }).catch(() => []);
-  if (addresses.length === 0) throw new OAuthError(400, 'invalid_client', `The client metadata document's host ${url.hostname} does not resolve`);
-  if (!trusted && addresses.some((a) => isPrivateAddress(a.address))) {
-    throw new OAuthError(400, 'invalid_client', `The client metadata document's host ${url.hostname} is a private address`);
-  }
+  const addresses = await checkedAddresses(url, trusted).catch((e: unknown) => {
+    if (!(e instanceof AddressRefused)) throw e;
+    throw new OAuthError(400, 'invalid_client', e.reason === 'private'
+      ? `The client metadata document's host ${url.hostname} is a private address`
+      : `The client metadata document's host ${url.hostname} does not resolve`);
+  });
   const pinned = addresses[0]!;
   const get = url.protocol === 'https:' ? https.get : http.get;
   return await new Promise((resolve, reject) => {
@@ -203,9 +186,7 @@ async function fetchDocument(url: URL, trusted: boolean): Promise<{ doc: unknown
       headers: { accept: 'application/json' },
       timeout: METADATA_TIMEOUT_MS,
       // connect to the address vetted above, never to what a second lookup might answer
-      lookup: (_h, opts, cb) => ((opts as { all?: boolean }).all
-        ? (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned])
-        : cb(null, pinned.address, pinned.family)),
+      lookup: pinnedLookup(pinned),
     }, (res) => {
       if (res.statusCode !== 200) { res.resume(); return fail(`HTTP ${res.statusCode}`); }
       // application/json, or a more specific application/…+json
