@@ -231,3 +231,16 @@ test.serial('cancelled while a live sender holds its batch: that batch is record
     c.release();
   }
 });
+
+test.serial('a run of 1,200 recipients (its first batch samples the new enrollments for the planner): each one once, counts adding up', async (t) => {
+  const { rows: many } = await app.db.owner.query(`insert into app_public.contacts (organization_id, name, email)
+    select $1, 'Many ' || i, 'many' || i || '@example.com' from generate_series(1, 1200) i returning id`, [org()]);
+  const { id, run } = await fired('Many', [{ step_key: 'news', type: 'email', subject: 'Hi {{contact.first_name}}', body: 'B' }],
+    { contacts: many.map((c) => c.id) });
+  await send(run, sink, 200);
+  const sent = await outboxOf(app.db, id);
+  t.is(sent.length, 1200);
+  t.is(new Set(sent.map((m) => m.recipient)).size, 1200);
+  t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 1200, sent: 1200, skipped: 0, cancelled: 0, unknown: 0 });
+  await countsHold(t, id);
+});
