@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 100-webhooks.sql, 101-webhooks-dashboard.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
--- migrations sha256:0c727a4f7ac7b8d8be509fe6f4af6cc84e221a4920c0b0d7ff8bab358a1693a3
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 100-webhooks.sql, 101-webhooks-dashboard.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 300-sequences-batch-steps.sql, 310-broadcasts-batch-claim.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
+-- migrations sha256:84681749656cb368057c7a6041e1c0b5bb76785fd2253d4af9ec2d2a1efa55e3
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1205,7 +1205,10 @@ begin
        and (broadcast_cancel_runs.run_id is null or x.id = broadcast_cancel_runs.run_id)
      for update
   loop
-    select count(*) into n from app_private.end_enrollments(s.organization_id, array(
+    if cardinality(r.in_flight) > 0 and pg_try_advisory_xact_lock(hashtextextended('svc.broadcast_run:' || r.id, 0)) then
+      perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, true);
+    end if;
+    n := app_private.end_enrollments_set(s.organization_id, array(
       select e.id from app_public.enrollments e
        where e.organization_id = s.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
          and not e.id = any(r.in_flight)), 'cancelled', 'run_cancelled');
@@ -1222,7 +1225,7 @@ ALTER FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) O
 -- Name: FUNCTION broadcast_cancel_runs(sequence_id uuid, run_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) IS 'Cancels the runs of a broadcast that have not ended (or one): unsent enrollments cancelled, run cancelled with the count.';
+COMMENT ON FUNCTION app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) IS 'Cancels the runs sending of a broadcast (or one run): a dead sender''s in_flight batch made unknown, what has not gone cancelled and counted; answers how many were cancelled.';
 
 --
 -- Name: sequences; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -7703,6 +7706,61 @@ ALTER FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_i
 COMMENT ON FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_id uuid, at timestamp with time zone) IS 'Moves an active enrollment to its next step (edges: first whose condition holds; else list order), due at + delay, in the send window, job scheduled; no next step: completed.';
 
 --
+-- Name: advance_enrollments(uuid, uuid[], timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone DEFAULT now()) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  g record;
+  s app_public.sequences;
+  one uuid;
+  idx int;
+  step jsonb;
+  due timestamptz;
+begin
+  for g in
+    select x.sequence_id, x.current_step_key, array_agg(x.id order by x.id) as ids
+      from (select y.id, y.sequence_id, y.current_step_key, y.status from app_public.enrollments y
+             where y.organization_id = advance_enrollments.organization_id and y.id = any(enrollment_ids)
+            offset 0) x
+     where x.status = 'active'
+     group by x.sequence_id, x.current_step_key
+  loop
+    select * into s from app_public.sequences x where x.organization_id = advance_enrollments.organization_id and x.id = g.sequence_id;
+    if jsonb_array_length(s.edges) > 0 then
+      foreach one in array g.ids loop
+        perform app_private.advance_enrollment(advance_enrollments.organization_id, one, at);
+      end loop;
+      continue;
+    end if;
+    idx := null;
+    select t.o into idx from jsonb_array_elements(s.steps) with ordinality t(v, o) where t.v->>'step_key' = g.current_step_key limit 1;
+    step := case when idx is not null then s.steps->idx end;
+    if step is null then
+      perform app_private.end_enrollments_set(advance_enrollments.organization_id, g.ids, 'completed', 'last_step');
+      continue;
+    end if;
+    due := at + app_hidden.step_delay(step);
+    update app_public.enrollments x
+       set current_step_index = idx, current_step_key = step->>'step_key', next_step_due_at = due,
+           next_run_at = app_hidden.sequence_next_run(advance_enrollments.organization_id, s.send_schedule_id, due), updated_at = at
+     where x.organization_id = advance_enrollments.organization_id and x.id = any(g.ids);
+    perform app_private.schedule_enrollment_steps(advance_enrollments.organization_id, g.ids);
+  end loop;
+end $$;
+
+ALTER FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone) IS 'advance_enrollment for a set: each (sequence, step) group moved in one statement (next step in list order, or completed); sequences with edges one enrollment at a time.';
+
+--
 -- Name: appointment_booked_holds(app_public.enrollments, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -7735,17 +7793,32 @@ CREATE FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id u
 #variable_conflict use_column
 declare
   r app_public.broadcast_runs;
+  s app_public.sequences;
+  org app_public.organizations;
+  step jsonb;
   ids uuid[];
+  slow uuid[];
+  message_keys text[];
   one uuid;
   key text;
   claim jsonb;
-  messages jsonb := '[]';
-  flight uuid[] := '{}';
-  lost int := 0;
   outcome text;
   stored uuid;
   queued uuid[] := '{}';
   sunk uuid[] := '{}';
+  g record;
+  channel text;
+  to_sink boolean;
+  is_html boolean;
+  domain text;
+  sms_sender text;
+  location_name text;
+  passing uuid[];
+  skipped_ids uuid[];
+  batch_messages jsonb;
+  moved uuid[] := '{}';
+  messages jsonb := '[]';
+  flight uuid[] := '{}';
   sent_now int := 0;
   skipped_now int := 0;
 begin
@@ -7755,50 +7828,59 @@ begin
     return jsonb_build_object('action', 'none');
   end if;
   if cardinality(r.in_flight) > 0 then
-    for one, key in
-      select e.id, e.current_step_key from app_public.enrollments e
-       where e.organization_id = r.organization_id and e.id = any(r.in_flight)
-    loop
-      update app_public.step_runs sr set status = 'unknown', reason = 'interrupted', updated_at = now()
-       where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key and sr.status = 'sending';
-      if found then
-        lost := lost + 1;
-        update app_private.outgoing_messages m set status = 'unknown', error = 'the process died while the transport held it'
-         where m.organization_id = r.organization_id and m.status = 'queued'
-           and m.id = (select sr.message_id from app_public.step_runs sr
-                        where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key);
-        insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
-        values (r.organization_id, one, 'unknown', key, 'interrupted');
-        perform app_private.advance_enrollment(r.organization_id, one);
-      end if;
-    end loop;
-    update app_public.broadcast_runs x set in_flight = '{}', unknown = x.unknown + lost
-     where x.organization_id = r.organization_id and x.id = r.id;
+    perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, false);
+  end if;
+  if r.claimed_through is null and r.recipients >= 1000 then
+    -- the run's first batch: its enrollments were written a moment ago, thousands at once, and
+    -- autovacuum has not sampled them yet; planned with statistics that say the organization has
+    -- few enrollments, each batch's statements would read all of them rather than its own by key
+    analyze app_public.enrollments;
   end if;
 
   ids := array(select e.id from app_public.enrollments e
                 where e.organization_id = r.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
                   and e.id > coalesce(r.claimed_through, '00000000-0000-0000-0000-000000000000')
-                order by e.id limit size);
+                order by e.id limit size
+                  for update of e);
   if cardinality(ids) = 0 then
     perform app_private.broadcast_finish(r.organization_id, r.id);
     return jsonb_build_object('action', 'done');
   end if;
-  foreach one in array ids loop
+  select * into s from app_public.sequences x where x.organization_id = r.organization_id and x.id = r.sequence_id;
+  if s.status <> 'active' then
+    -- deactivated: what is left of the run is cancelled (the per-message claim answers none)
+    perform app_private.end_enrollments_set(r.organization_id, ids, 'cancelled', 'sequence_inactive');
+    update app_public.broadcast_runs x set progress_at = now(), claimed_through = ids[cardinality(ids)]
+     where x.organization_id = r.organization_id and x.id = r.id;
+    return jsonb_build_object('action', 'batch', 'messages', '[]'::jsonb, 'handled', cardinality(ids));
+  end if;
+
+  -- the keys whose (first) step is an email or an SMS
+  message_keys := array(select k.key from (
+      select distinct on (t.v->>'step_key') t.v->>'step_key' as key, t.v->>'type' as type
+        from jsonb_array_elements(s.steps) with ordinality t(v, o) where t.v->>'step_key' is not null
+       order by t.v->>'step_key', t.o) k
+     where k.type in ('email', 'sms'));
+  -- what the per-message claim decides before its send-time checks: a step run already there
+  -- (sending: unknown, or wait for it), an exit condition holding, a step removed or not a message
+  slow := array(
+    select e.id from app_public.enrollments e
+     where e.organization_id = r.organization_id and e.id = any(ids)
+       and (exists (select 1 from app_public.step_runs sr
+                    where sr.organization_id = e.organization_id and sr.enrollment_id = e.id and sr.step_key = e.current_step_key)
+        or not coalesce(e.current_step_key = any(message_keys), false)
+        or (jsonb_array_length(s.exit_conditions) > 0 and app_private.exit_condition_holding(e, s.exit_conditions) is not null)));
+  foreach one in array slow loop
     select e.current_step_key into key from app_public.enrollments e where e.organization_id = r.organization_id and e.id = one;
     claim := app_private.sequence_step_claim(r.organization_id, one, key, base_url, sink_channels);
     if claim->>'action' = 'send' then
-      -- the message's meta names the run (as its stored row does, below)
       messages := messages || jsonb_build_object('enrollment_id', one, 'step_key', key, 'message',
         jsonb_set(claim->'message', '{meta,run_id}', to_jsonb(r.id)));
       flight := flight || one;
       queued := queued || (claim->'message'->>'id')::uuid;
-    elsif claim->>'action' = 'none' then
-      -- the sequence is no longer active (deactivated): what is left of the run is cancelled
-      perform app_private.end_enrollments(r.organization_id, array[one], 'cancelled', 'sequence_inactive');
-    else
-      -- finished by the claim: skipped (with its reason) or sent through the sink; an exit
-      -- condition or a wait leaves no such step run and counts as cancelled when the run ends
+    elsif claim->>'action' = 'done' then
+      -- skipped (with its reason) or sent through the sink; an exit or a wait leaves no such step
+      -- run and counts as cancelled when the run ends
       select sr.status, sr.message_id into outcome, stored from app_public.step_runs sr
        where sr.organization_id = r.organization_id and sr.enrollment_id = one and sr.step_key = key;
       if outcome = 'sent' then
@@ -7807,15 +7889,151 @@ begin
       elsif outcome = 'skipped' then skipped_now := skipped_now + 1; end if;
     end if;
   end loop;
-  -- the run's id in the meta of the batch's messages (the outbox rows the sink wrote, too), one
-  -- statement each, so that a message says which run sent it
-  update app_private.outgoing_messages m set meta = m.meta || jsonb_build_object('run_id', r.id)
-   where m.organization_id = r.organization_id and m.id = any(queued || sunk);
-  update app_private.outbox o set meta = o.meta || jsonb_build_object('run_id', r.id)
-   where o.organization_id = r.organization_id and o.id = any(sunk);
+  if cardinality(queued || sunk) > 0 then
+    update app_private.outgoing_messages m set meta = m.meta || jsonb_build_object('run_id', r.id)
+     where m.organization_id = r.organization_id and m.id = any(queued || sunk);
+    update app_private.outbox x set meta = x.meta || jsonb_build_object('run_id', r.id)
+     where x.organization_id = r.organization_id and x.id = any(sunk);
+  end if;
+
+  select * into org from app_public.organizations x where x.id = r.organization_id;
+  domain := coalesce(org.sending_email_domain, 'localhost');
+  select l.name, coalesce(l.sms_number, org.default_sms_number) into location_name, sms_sender
+    from (select 1) one_row left join app_public.locations l on l.organization_id = org.id and l.id = s.location_id;
+
+  for g in
+    select e.current_step_key as key, array_agg(e.id order by e.id) as ids
+      from app_public.enrollments e
+     where e.organization_id = r.organization_id and e.id = any(ids) and not e.id = any(slow)
+     group by e.current_step_key
+  loop
+    select v into step from jsonb_array_elements(s.steps) v where v->>'step_key' = g.key limit 1;
+    channel := step->>'type';
+    to_sink := channel = any(sink_channels);
+    is_html := coalesce(step->>'format' = 'html', coalesce(step->>'body', '') ~* '<(html|body|p|br|div|a|table|span|strong|em)[\s/>]');
+
+    -- the send-time refusals, as app_private.send_refusal and the SMS consent of the claim
+    with checked as (
+      select e.id, case
+          when a.address is null or a.address = '' then 'missing_address'
+          when channel = 'email' and exists (select 1 from app_public.email_suppressions x
+                                              where x.organization_id = e.organization_id and x.email = lower(a.address)) then 'suppressed'
+          when channel <> 'email' and exists (select 1 from app_public.sms_opt_outs x
+                                               where x.organization_id = e.organization_id and x.phone = a.address and x.ended_at is null) then 'opted_out'
+          when channel = 'sms' and not c.sms_consent then 'no_consent'
+        end as refusal
+        from app_public.enrollments e
+        join app_public.contacts c on c.organization_id = e.organization_id and c.id = e.contact_id
+       cross join lateral (select case when channel = 'email' then c.email::text else c.phone end as address) a
+       where e.organization_id = r.organization_id and e.id = any(g.ids)
+    ), skipped as (
+      insert into app_public.step_runs (organization_id, enrollment_id, step_key, step_type, status, reason)
+      select r.organization_id, checked.id, g.key, channel, 'skipped', checked.refusal from checked where checked.refusal is not null
+      returning enrollment_id, reason
+    ), logged as (
+      insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+      select r.organization_id, skipped.enrollment_id, 'skipped', g.key, skipped.reason from skipped
+    )
+    select coalesce((select array_agg(checked.id order by checked.id) from checked where checked.refusal is null), '{}'),
+           coalesce((select array_agg(skipped.enrollment_id) from skipped), '{}')
+      into passing, skipped_ids;
+    skipped_now := skipped_now + cardinality(skipped_ids);
+    moved := moved || skipped_ids;
+    continue when cardinality(passing) = 0;
+
+    -- every message of the group rendered and written in one statement (the variables of
+    -- app_hidden.sequence_message_variables, the templates and headers of build_sequence_message)
+    with recipient as materialized (
+      select e.id as enrollment_id, c.id as contact_id, gen_random_uuid() as message_id,
+             case when channel = 'email' then c.email::text else c.phone end as address,
+             c.email::text as email, c.phone,
+             nullif(btrim(regexp_replace(coalesce(c.name, ''), '\s+', ' ', 'g')), '') as full_name,
+             case when channel = 'email'
+                  then rtrim(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()), 'base64'), '+/', '-_'), '=')
+             end as token
+        from app_public.enrollments e
+        join app_public.contacts c on c.organization_id = e.organization_id and c.id = e.contact_id
+       where e.organization_id = r.organization_id and e.id = any(passing)
+    ), linked as (
+      select recipient.*, rtrim(base_url, '/') || '/unsubscribe/' || recipient.token as unsubscribe_url from recipient
+    ), rendered as materialized (
+      select linked.*,
+             case when channel = 'email' then app_hidden.render_template(coalesce(step->>'subject', ''), vars.v, false) end as subject,
+             app_hidden.render_template(coalesce(step->>'body', ''), vars.v, channel = 'email' and is_html) as body,
+             jsonb_strip_nulls(jsonb_build_object('sequence_id', s.id, 'enrollment_id', linked.enrollment_id, 'step_key', g.key,
+               'message_id', linked.message_id, 'html', case when channel = 'email' and is_html then true end))
+             || case when channel = 'email'
+                     then jsonb_build_object('headers', jsonb_build_object('Message-ID', '<' || linked.message_id || '@' || domain || '>',
+                            'List-Unsubscribe', '<' || linked.unsubscribe_url || '>', 'List-Unsubscribe-Post', 'List-Unsubscribe=One-Click'))
+                     else '{}' end
+             || jsonb_build_object('run_id', r.id) as meta
+        from linked
+       cross join lateral (select jsonb_build_object(
+               'contact.first_name', split_part(linked.full_name, ' ', 1),
+               'contact.last_name', nullif(substr(linked.full_name, length(split_part(linked.full_name, ' ', 1)) + 2), ''),
+               'contact.name', linked.full_name,
+               'contact.email', linked.email,
+               'contact.phone', linked.phone,
+               'location.name', location_name,
+               'location.phone', sms_sender,
+               'organization.name', org.name,
+               'unsubscribe_url', linked.unsubscribe_url) as v) vars
+    ), tokens as (
+      insert into app_private.unsubscribe_tokens (token_hash, organization_id, email, contact_id, enrollment_id, message_id)
+      select sha256(convert_to(rendered.token, 'UTF8')), r.organization_id, lower(rendered.address), rendered.contact_id,
+             rendered.enrollment_id, rendered.message_id
+        from rendered where rendered.token is not null
+    ), stored_messages as (
+      insert into app_private.outgoing_messages (organization_id, id, channel, sender, recipient, subject, body, meta, status, sent_at)
+      select r.organization_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+             rendered.address, rendered.subject, rendered.body, rendered.meta,
+             case when to_sink then 'sent' else 'queued' end, case when to_sink then now() end
+        from rendered
+    ), sink as (
+      insert into app_private.outbox (organization_id, id, channel, sender, recipient, subject, body, meta)
+      select r.organization_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+             rendered.address, rendered.subject, rendered.body, rendered.meta
+        from rendered where to_sink
+    ), runs as (
+      insert into app_public.step_runs (organization_id, enrollment_id, step_key, step_type, status, message_id)
+      select r.organization_id, rendered.enrollment_id, g.key, channel, case when to_sink then 'sent' else 'sending' end, rendered.message_id
+        from rendered
+    ), logged as (
+      -- the sink reports every message delivered as it stores it (sequences.md, Analytics)
+      insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id)
+      select r.organization_id, rendered.enrollment_id, t.type, g.key, rendered.message_id
+        from rendered cross join unnest(array['sent', 'delivered']) with ordinality t(type, o)
+       where to_sink
+       order by rendered.enrollment_id, t.o
+    )
+    select coalesce(jsonb_agg(jsonb_build_object('enrollment_id', rendered.enrollment_id, 'step_key', g.key, 'message',
+             jsonb_build_object('organization_id', r.organization_id, 'id', rendered.message_id, 'channel', channel,
+               'sender', case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+               'recipient', rendered.address, 'subject', rendered.subject, 'body', rendered.body, 'meta', rendered.meta))
+             order by rendered.enrollment_id) filter (where not to_sink), '[]')
+      into batch_messages from rendered;
+    if to_sink then
+      sent_now := sent_now + cardinality(passing);
+      moved := moved || passing;
+    else
+      messages := messages || batch_messages;
+      flight := flight || passing;
+    end if;
+  end loop;
+
+  perform app_private.advance_enrollments(r.organization_id, moved);
   update app_public.broadcast_runs x
-     set in_flight = flight, progress_at = now(), claimed_through = ids[cardinality(ids)], sent = x.sent + sent_now, skipped = x.skipped + skipped_now
+     set in_flight = flight, progress_at = now(), claimed_through = ids[cardinality(ids)],
+         sent = x.sent + sent_now, skipped = x.skipped + skipped_now
    where x.organization_id = r.organization_id and x.id = r.id;
+  if cardinality(flight) = 0 then
+    -- nothing handed over: as the per-message claim on a sink channel, the commit need not wait
+    -- for the disk (a lost commit is a batch not claimed, claimed again)
+    perform set_config('synchronous_commit', 'off', true);
+  else
+    -- the checkpoint must be on disk before the transport gets the messages
+    perform set_config('synchronous_commit', 'on', true);
+  end if;
   return jsonb_build_object('action', 'batch', 'messages', messages, 'handled', cardinality(ids));
 end $$;
 
@@ -7825,7 +8043,7 @@ ALTER FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uu
 -- Name: FUNCTION broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]) IS 'A run''s next batch: a dead process''s in_flight made unknown, then up to `size` recipients claimed through sequence_step_claim (skips and sink sends finished here); the claimed ones become the new in_flight checkpoint.';
+COMMENT ON FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[]) IS 'A run''s next batch: a dead process''s in_flight made unknown, then up to `size` recipients claimed set-based with the rules of sequence_step_claim (refusals skipped, messages rendered and written, sink sends recorded; rare cases through sequence_step_claim itself); the claimed ones become the new in_flight checkpoint.';
 
 --
 -- Name: broadcast_finish(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -7942,22 +8160,48 @@ CREATE FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id 
     AS $$
 #variable_conflict use_column
 declare
-  x jsonb;
-  ok int := 0;
-  bad int := 0;
+  eids uuid[];
+  ok int;
+  bad int;
+  moved uuid[];
 begin
+  perform set_config('synchronous_commit', 'off', true);
   perform 1 from app_public.broadcast_runs r
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id for update;
-  for x in select value from jsonb_array_elements(results) loop
-    -- only what is still `sending` is this batch's to record
-    perform 1 from app_public.step_runs sr
-     where sr.organization_id = broadcast_record_batch.organization_id and sr.enrollment_id = (x->>'enrollment_id')::uuid
-       and sr.step_key = x->>'step_key' and sr.message_id = (x->>'message_id')::uuid and sr.status = 'sending';
-    continue when not found;
-    perform app_private.sequence_step_record(broadcast_record_batch.organization_id, (x->>'enrollment_id')::uuid,
-      x->>'step_key', (x->>'message_id')::uuid, x->>'error');
-    if x->>'error' is null then ok := ok + 1; else bad := bad + 1; end if;
-  end loop;
+  eids := array(select (x->>'enrollment_id')::uuid from jsonb_array_elements(results) x);
+  perform 1 from app_public.enrollments e
+   where e.organization_id = broadcast_record_batch.organization_id and e.id = any(eids) order by e.id for update;
+  with answer as (
+    select (x->>'enrollment_id')::uuid as enrollment_id, x->>'step_key' as step_key, (x->>'message_id')::uuid as message_id,
+           x->>'error' as error, nullif(x->>'provider_id', '') as provider_id
+      from jsonb_array_elements(results) x
+  ), recorded as (
+    update app_public.step_runs sr
+       set status = case when answer.error is null then 'sent' else 'failed' end, reason = left(answer.error, 500), updated_at = now()
+      from answer
+     where sr.organization_id = broadcast_record_batch.organization_id and sr.enrollment_id = answer.enrollment_id
+       and sr.step_key = answer.step_key and sr.message_id = answer.message_id and sr.status = 'sending'
+    returning sr.enrollment_id, sr.step_key, sr.message_id, answer.error, answer.provider_id
+  ), messages as (
+    update app_private.outgoing_messages m
+       set status = case when recorded.error is null then 'sent' else 'failed' end,
+           sent_at = case when recorded.error is null then now() end, error = left(recorded.error, 1000),
+           provider_id = coalesce(recorded.provider_id, m.provider_id)
+      from recorded
+     where m.organization_id = broadcast_record_batch.organization_id and m.id = recorded.message_id
+  ), logged as (
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+    select broadcast_record_batch.organization_id, recorded.enrollment_id, case when recorded.error is null then 'sent' else 'failed' end,
+           recorded.step_key, recorded.message_id, case when recorded.error is not null then 'transport_error' end
+      from recorded
+  )
+  select count(*) filter (where recorded.error is null), count(*) filter (where recorded.error is not null),
+         coalesce(array_agg(recorded.enrollment_id) filter (where e.status = 'active' and e.current_step_key = recorded.step_key), '{}')
+    into ok, bad, moved
+    from recorded
+    join app_public.enrollments e on e.organization_id = broadcast_record_batch.organization_id and e.id = recorded.enrollment_id
+   where e.organization_id = broadcast_record_batch.organization_id and e.id = any(eids);
+  perform app_private.advance_enrollments(broadcast_record_batch.organization_id, moved);
   update app_public.broadcast_runs r set in_flight = '{}', progress_at = now(), sent = r.sent + ok, failed = r.failed + bad
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id;
 end $$;
@@ -7968,7 +8212,7 @@ ALTER FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id u
 -- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) IS 'A batch''s transport answers recorded (sequence_step_record each), counts moved, the in_flight checkpoint emptied.';
+COMMENT ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) IS 'A batch''s transport answers recorded set-based (step runs, messages, events; the provider''s id kept), the enrollments moved on, counts moved, the in_flight checkpoint emptied.';
 
 --
 -- Name: broadcast_requeue_stalled(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -8002,6 +8246,58 @@ ALTER FUNCTION app_private.broadcast_requeue_stalled() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.broadcast_requeue_stalled() IS 'Queues a new broadcast_run job for each run sending without progress for five minutes (its worker died).';
+
+--
+-- Name: broadcast_settle_in_flight(uuid, uuid, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  flight uuid[];
+  lost uuid[];
+begin
+  select r.in_flight into flight from app_public.broadcast_runs r
+   where r.organization_id = broadcast_settle_in_flight.organization_id and r.id = broadcast_settle_in_flight.run_id;
+  if cardinality(flight) = 0 then
+    return 0;
+  end if;
+  with gone as (
+    update app_public.step_runs sr set status = 'unknown', reason = 'interrupted', updated_at = now()
+      from app_public.enrollments e
+     where e.organization_id = broadcast_settle_in_flight.organization_id and e.id = any(flight)
+       and sr.organization_id = e.organization_id and sr.enrollment_id = e.id and sr.step_key = e.current_step_key
+       and sr.status = 'sending'
+    returning sr.enrollment_id, sr.step_key, sr.message_id
+  ), messages as (
+    update app_private.outgoing_messages m set status = 'unknown', error = 'the process died while the transport held it'
+      from gone
+     where m.organization_id = broadcast_settle_in_flight.organization_id and m.id = gone.message_id and m.status = 'queued'
+  ), logged as (
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+    select broadcast_settle_in_flight.organization_id, gone.enrollment_id, 'unknown', gone.step_key, gone.message_id, 'interrupted'
+      from gone
+  )
+  select coalesce(array_agg(gone.enrollment_id), '{}') into lost from gone;
+  if cancelling then
+    perform app_private.end_enrollments_set(broadcast_settle_in_flight.organization_id, lost, 'cancelled', 'run_cancelled');
+  else
+    perform app_private.advance_enrollments(broadcast_settle_in_flight.organization_id, lost);
+  end if;
+  update app_public.broadcast_runs r set in_flight = '{}', unknown = r.unknown + cardinality(lost)
+   where r.organization_id = broadcast_settle_in_flight.organization_id and r.id = broadcast_settle_in_flight.run_id;
+  return cardinality(lost);
+end $$;
+
+ALTER FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) IS 'A dead sender''s in_flight checkpoint: step runs still sending (and their messages) become unknown with an event, the enrollments moved on (or cancelled with the run), the checkpoint emptied; answers how many.';
 
 --
 -- Name: build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -8896,6 +9192,64 @@ ALTER FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids 
 --
 
 COMMENT ON FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text) IS 'Ends the live enrollments listed (cancelled, completed or failed, with a reason) and logs the event; returns those it ended.';
+
+--
+-- Name: end_enrollments_set(uuid, uuid[], text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.end_enrollments_set(organization_id uuid, enrollment_ids uuid[], status text, reason text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  n int;
+begin
+  if status not in ('cancelled', 'completed', 'failed') then
+    raise exception 'end_enrollments_set: % is not an end status', status;
+  end if;
+  if coalesce(cardinality(enrollment_ids), 0) = 0 then
+    return 0;
+  end if;
+  perform set_config('svc.enrollment_counts', 'batched', true);
+  with live as (
+    select x.id, x.sequence_id, x.status from (
+      select y.id, y.sequence_id, y.status from app_public.enrollments y
+       where y.organization_id = end_enrollments_set.organization_id and y.id = any(enrollment_ids)
+      offset 0) x
+     where x.status in ('active', 'paused')
+  ), ended as (
+    update app_public.enrollments e
+       set status = end_enrollments_set.status, end_reason = end_enrollments_set.reason, next_step_due_at = null,
+           next_run_at = null, paused_at = null, updated_at = now()
+      from live
+     where e.organization_id = end_enrollments_set.organization_id and e.id = live.id
+    returning e.organization_id, e.id, e.sequence_id, e.current_step_key, live.status as was
+  ), logged as (
+    insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, reason)
+    select ended.organization_id, ended.id, end_enrollments_set.status, ended.current_step_key, end_enrollments_set.reason from ended
+  ), counted as (
+    insert into app_private.enrollment_counts (organization_id, sequence_id, status, n)
+    select ended.organization_id, ended.sequence_id, t.status, sum(t.n)
+      from ended cross join lateral (values (ended.was, -1), (end_enrollments_set.status, 1)) t(status, n)
+     group by ended.organization_id, ended.sequence_id, t.status
+  )
+  select count(*) into n from ended;
+  perform set_config('svc.enrollment_counts', '', true);
+  if n > 0 and random() < 1.0 / 32 then
+    perform app_private.fold_enrollment_counts(s.organization_id, s.sequence_id)
+       from (select distinct e.organization_id, e.sequence_id from app_public.enrollments e
+              where e.organization_id = end_enrollments_set.organization_id and e.id = any(enrollment_ids)) s;
+  end if;
+  return n;
+end $$;
+
+ALTER FUNCTION app_private.end_enrollments_set(organization_id uuid, enrollment_ids uuid[], status text, reason text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION end_enrollments_set(organization_id uuid, enrollment_ids uuid[], status text, reason text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.end_enrollments_set(organization_id uuid, enrollment_ids uuid[], status text, reason text) IS 'Ends the live enrollments listed (cancelled, completed or failed, with a reason), set-based, with their events; answers how many.';
 
 --
 -- Name: enroll_by_trigger(uuid, uuid, uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -15589,7 +15943,7 @@ CREATE TRIGGER _500_count_inserted AFTER INSERT ON app_public.enrollments REFERE
 -- Name: enrollments _500_count_status; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
-CREATE TRIGGER _500_count_status AFTER UPDATE OF status, sequence_id ON app_public.enrollments FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.sequence_id IS DISTINCT FROM new.sequence_id))) EXECUTE FUNCTION app_private.tg_enrollments__count_status();
+CREATE TRIGGER _500_count_status AFTER UPDATE OF status, sequence_id ON app_public.enrollments FOR EACH ROW WHEN ((((old.status IS DISTINCT FROM new.status) OR (old.sequence_id IS DISTINCT FROM new.sequence_id)) AND (current_setting('svc.enrollment_counts'::text, true) IS DISTINCT FROM 'batched'::text))) EXECUTE FUNCTION app_private.tg_enrollments__count_status();
 
 --
 -- Name: appointments _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -19488,6 +19842,12 @@ REVOKE ALL ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_k
 REVOKE ALL ON FUNCTION app_private.advance_enrollment(organization_id uuid, enrollment_id uuid, at timestamp with time zone) FROM PUBLIC;
 
 --
+-- Name: FUNCTION advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone) FROM PUBLIC;
+
+--
 -- Name: FUNCTION appointment_booked_holds(e app_public.enrollments, exit jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -19522,6 +19882,12 @@ REVOKE ALL ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, 
 --
 
 REVOKE ALL ON FUNCTION app_private.broadcast_requeue_stalled() FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) FROM PUBLIC;
 
 --
 -- Name: FUNCTION build_sequence_message(organization_id uuid, s app_public.sequences, step jsonb, contact_id uuid, recipient text, enrollment_id uuid, base_url text, unsubscribe boolean, status text); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -19654,6 +20020,12 @@ REVOKE ALL ON FUNCTION app_private.delivery_set_provider_id(org uuid, message_id
 --
 
 REVOKE ALL ON FUNCTION app_private.end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION end_enrollments_set(organization_id uuid, enrollment_ids uuid[], status text, reason text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.end_enrollments_set(organization_id uuid, enrollment_ids uuid[], status text, reason text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION enroll_by_trigger(organization_id uuid, sequence_id uuid, contact_id uuid, source text, entry_event text); Type: ACL; Schema: app_private; Owner: svc_owner

@@ -1,11 +1,12 @@
 // Task `broadcast_run` (payload {organization_id, run_id}; job key broadcast_run:<run id>): sends
 // a run in checkpointed batches until none is left (migration 000015, part 810-broadcasts-runs.sql):
-//   1. app_private.broadcast_claim_batch claims the next batch through the sequences engine's
-//      own claim (app_private.sequence_step_claim: rendering, send-time refusals, the sink) and
-//      writes the checkpoint, committed;
+//   1. app_private.broadcast_claim_batch claims the next batch in a few statements, with the
+//      rules of the sequences engine's per-message claim (send-time refusals, rendering, the
+//      sink: migrations/current/310-broadcasts-batch-claim.sql) and writes the checkpoint,
+//      committed;
 //   2. the channel's transport (src/delivery) gets each claimed message, after that commit;
-//   3. app_private.broadcast_record_batch records the answers through the engine's
-//      app_private.sequence_step_record and empties the checkpoint.
+//   3. app_private.broadcast_record_batch records the answers in one statement and empties the
+//      checkpoint.
 // One process sends a run at a time: the job holds a session advisory lock on the run on its
 // connection for as long as it sends; the lock dies with the connection, so a worker killed
 // outright frees it, and the next job for the run finds the checkpoint it left (unknown).
@@ -43,13 +44,15 @@ export async function sendRun(client: pg.ClientBase, organizationId: string, run
       if (!claim.messages.length) continue;
       const results = await Promise.all(claim.messages.map(async ({ enrollment_id, step_key, message }) => {
         let error: string | null = null;
+        let providerId: string | undefined;
         try {
-          await opts.transports[message.channel].send(message, client);
+          // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts)
+          providerId = (await opts.transports[message.channel].send(message, client))?.providerId;
         } catch (e) {
           error = String((e as Error)?.message ?? e).slice(0, 1000);
           opts.log?.(`broadcast message ${message.id} refused by the ${message.channel} transport: ${error}`);
         }
-        return { enrollment_id, step_key, message_id: message.id, error };
+        return { enrollment_id, step_key, message_id: message.id, error, provider_id: providerId ?? null };
       }));
       await client.query('select app_private.broadcast_record_batch($1, $2, $3::jsonb)', [organizationId, runId, JSON.stringify(results)]);
     }

@@ -1,7 +1,9 @@
 // Crash safety for real: `svc worker` runs as a child process sending a 300-recipient SMS
 // broadcast in batches of 10 to a local provider; it is SIGKILLed mid-run three times and
 // restarted each time. Every recipient gets exactly one message, except at most the in-flight
-// batch of each kill, whose step runs are `unknown` and never handed over again.
+// batch of each kill, whose step runs are `unknown` and never handed over again. And a run
+// cancelled after its worker was killed mid-batch: that batch is settled `unknown` by the cancel
+// (no step run left `sending`), the rest cancelled, and nothing sent once a worker runs again.
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -13,6 +15,7 @@ import { fireDue } from '../../src/broadcasts/fire.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { engineFixture } from '../sequences/engine-helpers.ts';
 import { insertSendSchedule } from '../sequences/helpers.ts';
+import { asKey } from '../helpers/sql.ts';
 import { insertAudience, insertBroadcast } from './helpers.ts';
 
 const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
@@ -33,54 +36,68 @@ async function slowProvider() {
   return { url, received, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
 }
 
-test('SIGKILL three times mid-run: each recipient once, at most the in-flight batch per kill unknown, never sent again', async (t) => {
-  t.timeout(180_000);
+/**
+ * A fired SMS broadcast of `recipients` numbers, a slow provider, and `svc worker` started as a
+ * child process on demand (batches of BATCH); `close` kills what is left and drops the database.
+ */
+async function crashRun(recipients: number) {
   const db = await createTestDatabase();
   const provider = await slowProvider();
   const children: ChildProcess[] = [];
+  const tenant = await adminApply(db.owner, engineFixture(), AREAS);
+  const org = tenant.organization_id;
+  await insertSendSchedule(db, org);
+  const { rows: contacts } = await db.owner.query(`insert into app_public.contacts (organization_id, name, phone, sms_consent)
+    select $1, 'Person ' || i, '+1555700' || lpad(i::text, 4, '0'), true from generate_series(1, $2) i returning id`, [org, recipients]);
+  const audience = await insertAudience(db, org, contacts.map((c) => c.id), 'Everyone');
+  const id = await insertBroadcast(db, org, audience, { status: 'active', steps: [{ step_key: 'sale', type: 'sms', body: 'Sale today' }] });
+  await db.owner.query(`insert into app_public.broadcast_schedules (organization_id, sequence_id, schedule_kind, send_at, status, next_fire_at)
+    values ($1, $2, 'once', now() + interval '1 day', 'scheduled', now() - interval '1 second')`, [org, id]);
+  const c = await db.owner.connect();
+  try { await fireDue(c); } finally { c.release(); }
+  const { rows: [{ id: runId }] } = await db.owner.query(`select id from app_public.broadcast_runs where sequence_id = $1`, [id]);
+
+  const start = () => {
+    const child = spawn(process.execPath, [bin, 'worker'], {
+      env: { ...process.env, DATABASE_URL: db.ownerUrl, SMS_TRANSPORT: provider.url, BROADCAST_BATCH_SIZE: String(BATCH),
+        LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d) => { output += d; });
+    child.stderr!.on('data', (d) => { output += d; });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    return { child, exited, output: () => output };
+  };
+  const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) => {
+    const end = Date.now() + ms;
+    while (!(await ok())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  // graphile-worker frees a dead worker's job after four hours (broadcast_requeue_stalled queues a
+  // new one after five minutes without progress): here, at once
+  const freeJobs = () => db.owner.query(`update graphile_worker._private_jobs set locked_at = null, locked_by = null, run_at = now()
+    where locked_at is not null`);
+  const close = async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await provider.close();
+    await db.drop();
+  };
+  return { db, provider, tenant, id, runId: runId as string, start, until, freeJobs, close };
+}
+
+test('SIGKILL three times mid-run: each recipient once, at most the in-flight batch per kill unknown, never sent again', async (t) => {
+  t.timeout(180_000);
+  const { db, provider, runId, start, until, freeJobs, close } = await crashRun(RECIPIENTS);
   try {
-    const tenant = await adminApply(db.owner, engineFixture(), AREAS);
-    const org = tenant.organization_id;
-    await insertSendSchedule(db, org);
-    const { rows: contacts } = await db.owner.query(`insert into app_public.contacts (organization_id, name, phone, sms_consent)
-      select $1, 'Person ' || i, '+1555700' || lpad(i::text, 4, '0'), true from generate_series(1, $2) i returning id`, [org, RECIPIENTS]);
-    const audience = await insertAudience(db, org, contacts.map((c) => c.id), 'Everyone');
-    const id = await insertBroadcast(db, org, audience, { status: 'active', steps: [{ step_key: 'sale', type: 'sms', body: 'Sale today' }] });
-    await db.owner.query(`insert into app_public.broadcast_schedules (organization_id, sequence_id, schedule_kind, send_at, status, next_fire_at)
-      values ($1, $2, 'once', now() + interval '1 day', 'scheduled', now() - interval '1 second')`, [org, id]);
-    const c = await db.owner.connect();
-    try { await fireDue(c); } finally { c.release(); }
-    const { rows: [{ id: runId }] } = await db.owner.query(`select id from app_public.broadcast_runs where sequence_id = $1`, [id]);
-
-    const start = () => {
-      const child = spawn(process.execPath, [bin, 'worker'], {
-        env: { ...process.env, DATABASE_URL: db.ownerUrl, SMS_TRANSPORT: provider.url, BROADCAST_BATCH_SIZE: String(BATCH),
-          LOG_LEVEL: 'warn', NODE_ENV: 'production' },
-      });
-      children.push(child);
-      let output = '';
-      child.stdout!.on('data', (d) => { output += d; });
-      child.stderr!.on('data', (d) => { output += d; });
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-      return { child, exited, output: () => output };
-    };
-    const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) => {
-      const end = Date.now() + ms;
-      while (!(await ok())) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    };
-
     for (const at of [40, 120, 200]) {
       const w = start();
       await until(`${at} requests`, () => provider.received.length >= at);
       w.child.kill('SIGKILL');
       t.is(await w.exited, 'SIGKILL');
-      // graphile-worker frees a dead worker's job after four hours (broadcast_requeue_stalled
-      // queues a new one after five minutes without progress): here, at once
-      await db.owner.query(`update graphile_worker._private_jobs set locked_at = null, locked_by = null, run_at = now()
-        where locked_at is not null`);
+      await freeJobs();
     }
     const last = start();
     await until('the run to complete', async () =>
@@ -110,8 +127,56 @@ test('SIGKILL three times mid-run: each recipient once, at most the in-flight ba
       count(*) filter (where status = 'queued')::int as queued from app_private.outgoing_messages where meta->>'run_id' = $1`, [runId]);
     t.deepEqual(m, { unknown: unknown.length, queued: 0 });
   } finally {
-    for (const child of children) child.kill('SIGKILL');
-    await provider.close();
-    await db.drop();
+    await close();
+  }
+});
+
+test('SIGKILL mid-batch, then the run cancelled: that batch unknown (never sent again), the rest cancelled, nothing left sending', async (t) => {
+  t.timeout(120_000);
+  const { db, provider, tenant, id, runId, start, until, freeJobs, close } = await crashRun(100);
+  try {
+    const w = start();
+    // mid-batch: the fifth batch's requests have left, their answers not yet come (15 ms each)
+    await until('45 requests', () => provider.received.length >= 45);
+    w.child.kill('SIGKILL');
+    t.is(await w.exited, 'SIGKILL');
+    // the dead worker's connection closes, and with it the run's advisory lock
+    await until('the run\'s lock to go', async () => (await db.owner.query(`select count(*)::int as n from pg_locks
+      where locktype = 'advisory' and granted and objid = (hashtextextended('svc.broadcast_run:' || $1::text, 0) & 4294967295)::bigint::oid`,
+    [runId])).rows[0].n === 0);
+    const { rows: [before] } = await db.owner.query(`select cardinality(in_flight) as n, sent from app_public.broadcast_runs where id = $1`, [runId]);
+    t.true(before.n > 0 && before.n <= BATCH, `killed with a batch in flight (${before.n})`);
+
+    const answer = await asKey({ db }, tenant.keys.org!, async (k) =>
+      (await k.query(`select app_public.sequences_cancel_schedule_run($1, $2) as r`, [id, runId])).rows[0].r, { commit: true });
+    const { rows: [run] } = await db.owner.query(`select * from app_public.broadcast_runs where id = $1`, [runId]);
+    t.like(run, { status: 'cancelled', recipients: 100, unknown: before.n, sent: before.sent, in_flight: [] });
+    t.is(run.sent + run.skipped + run.failed + run.unknown + run.cancelled, 100, 'every recipient counted once');
+    t.deepEqual(answer, { run_id: runId, status: 'cancelled', cancelled: run.cancelled });
+    const { rows: states } = await db.owner.query(`select sr.status, count(*)::int as n from app_public.enrollments e
+      join app_public.step_runs sr on sr.enrollment_id = e.id where e.run_id = $1 group by sr.status order by sr.status`, [runId]);
+    t.deepEqual(states, [{ status: 'sent', n: run.sent }, { status: 'unknown', n: before.n }], 'no step run left sending');
+    const { rows: [m] } = await db.owner.query(`select count(*) filter (where status = 'queued')::int as queued,
+      count(*) filter (where status = 'unknown')::int as unknown from app_private.outgoing_messages where meta->>'run_id' = $1`, [runId]);
+    t.deepEqual(m, { queued: 0, unknown: before.n });
+    const { rows: ended } = await db.owner.query(`select status, end_reason, count(*)::int as n from app_public.enrollments
+      where run_id = $1 group by 1, 2 order by 1, 2`, [runId]);
+    t.deepEqual(ended, [{ status: 'cancelled', end_reason: 'run_cancelled', n: run.cancelled + before.n },
+      { status: 'completed', end_reason: 'last_step', n: run.sent }]);
+
+    // a worker again (the dead one's job freed): the run is cancelled, nothing more goes
+    await freeJobs();
+    const received = provider.received.length;
+    const again = start();
+    await until('the run\'s job to finish', async () => (await db.owner.query(`select count(*)::int as n from graphile_worker._private_jobs
+      where key = 'broadcast_run:' || $1`, [runId])).rows[0].n === 0);
+    again.child.kill('SIGTERM');
+    await again.exited;
+    t.is(provider.received.length, received, 'nothing sent after the cancel');
+    const times = new Map<string, number>();
+    for (const to of provider.received) times.set(to, (times.get(to) ?? 0) + 1);
+    t.true([...times.values()].every((n) => n === 1), 'no number got the message twice');
+  } finally {
+    await close();
   }
 });
