@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (none) leave.
--- migrations sha256:6f7f4652ec334afba02a67d1306a383650035a5c0c72463c60bfddd50fd96a74
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (500-ops-metrics.sql) leave.
+-- migrations sha256:6f86c4a9282deeb7c2ce1a4d64685c0b6d5aefeb30f8fbc555ba2e1a62b3b012
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -5347,6 +5347,53 @@ ALTER FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange)
 --
 
 COMMENT ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) IS 'Each opening of weekly hours (wall times in the zone, 24:00 = midnight after) on the days `within` touches, as an absolute range.';
+
+--
+-- Name: ops_job_counts(); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+--
+
+CREATE FUNCTION app_hidden.ops_job_counts() RETURNS TABLE(task text, state text, n bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return query
+  select t.identifier,
+         case when j.locked_at is not null then 'running'
+              when j.attempts >= j.max_attempts then 'failed'
+              else 'queued' end,
+         count(*)
+    from graphile_worker._private_jobs j
+    join graphile_worker._private_tasks t on t.id = j.task_id
+   group by 1, 2;
+end $$;
+
+ALTER FUNCTION app_hidden.ops_job_counts() OWNER TO postgres;
+
+--
+-- Name: FUNCTION ops_job_counts(); Type: COMMENT; Schema: app_hidden; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_hidden.ops_job_counts() IS 'Background jobs by task and state (queued, running, failed), for /metrics.';
+
+--
+-- Name: ops_message_counts(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.ops_message_counts() RETURNS TABLE(channel text, status text, n bigint)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select m.channel, m.status, count(*) from app_private.outgoing_messages m group by 1, 2
+$$;
+
+ALTER FUNCTION app_hidden.ops_message_counts() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION ops_message_counts(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.ops_message_counts() IS 'Outgoing messages by channel and status, every organization (for /metrics).';
 
 --
 -- Name: page_error(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -17930,6 +17977,20 @@ GRANT ALL ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within
 REVOKE ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_worker;
+
+--
+-- Name: FUNCTION ops_job_counts(); Type: ACL; Schema: app_hidden; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_hidden.ops_job_counts() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.ops_job_counts() TO svc_worker;
+
+--
+-- Name: FUNCTION ops_message_counts(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.ops_message_counts() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.ops_message_counts() TO svc_worker;
 
 --
 -- Name: FUNCTION page_error(param text, message text); Type: ACL; Schema: app_hidden; Owner: svc_owner
