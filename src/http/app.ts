@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   const document = openApiDocument(deps.operations, deps.config.baseUrl);
   app.get('/api/v1/docs-json', nameRequest('docs_json'), rateLimited(deps.limiter, 'GET /api/v1/docs-json'), (_req, res) => { res.json(document); });
-  app.get(DOCS_PATH, nameRequest('docs'), rateLimited(deps.limiter, `GET ${DOCS_PATH}`), docsPage);
+  app.get(DOCS_PATH, nameRequest('docs'), rateLimited(deps.limiter, `GET ${DOCS_PATH}`), docsPage(deps.config.baseUrl));
   app.get(DOCS_SCRIPT_PATH, nameRequest('docs'), rateLimited(deps.limiter, `GET ${DOCS_SCRIPT_PATH}`), docsScript);
 
   // Bodies are read raw and parsed per operation, after the key is checked; operations
