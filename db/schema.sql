@@ -1,5 +1,5 @@
 -- The schema that migrations/committed/ (000001–000015) and migrations/current/ (500-ops-metrics.sql) leave.
--- migrations sha256:6f86c4a9282deeb7c2ce1a4d64685c0b6d5aefeb30f8fbc555ba2e1a62b3b012
+-- migrations sha256:c71a75e57d1eb6c0c8a9f6e1351b2f8343b268c7e3f25e0bf04161dc28644478
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -5349,7 +5349,7 @@ ALTER FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange)
 COMMENT ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) IS 'Each opening of weekly hours (wall times in the zone, 24:00 = midnight after) on the days `within` touches, as an absolute range.';
 
 --
--- Name: ops_job_counts(); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: ops_job_counts(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.ops_job_counts() RETURNS TABLE(task text, state text, n bigint)
@@ -5368,10 +5368,10 @@ begin
    group by 1, 2;
 end $$;
 
-ALTER FUNCTION app_hidden.ops_job_counts() OWNER TO postgres;
+ALTER FUNCTION app_hidden.ops_job_counts() OWNER TO svc_owner;
 
 --
--- Name: FUNCTION ops_job_counts(); Type: COMMENT; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION ops_job_counts(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_hidden.ops_job_counts() IS 'Background jobs by task and state (queued, running, failed), for /metrics.';
@@ -17979,7 +17979,7 @@ GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tst
 GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_worker;
 
 --
--- Name: FUNCTION ops_job_counts(); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION ops_job_counts(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.ops_job_counts() FROM PUBLIC;

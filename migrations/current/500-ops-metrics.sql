@@ -16,11 +16,8 @@ comment on function app_hidden.ops_message_counts() is
 revoke execute on function app_hidden.ops_message_counts() from public;
 grant execute on function app_hidden.ops_message_counts() to svc_worker;
 
-reset role;
-
--- Background jobs by task and state. graphile-worker's tables let only their owner past row
--- security, so this function belongs to the owner of the graphile_worker schema (like
--- app_private.add_job). A job is running while locked, failed once out of attempts, and queued
+-- Background jobs by task and state (svc_owner reads graphile-worker's tables through the
+-- policies of 000012). A job is running while locked, failed once out of attempts, and queued
 -- otherwise (due now, later, or waiting for a retry).
 create or replace function app_hidden.ops_job_counts()
 returns table (task text, state text, n bigint)
@@ -42,8 +39,4 @@ comment on function app_hidden.ops_job_counts() is
 revoke execute on function app_hidden.ops_job_counts() from public;
 grant execute on function app_hidden.ops_job_counts() to svc_worker;
 
-do $$
-begin
-  execute format('alter function app_hidden.ops_job_counts() owner to %I',
-    (select nspowner::regrole::text from pg_namespace where nspname = 'graphile_worker'));
-end $$;
+reset role;
