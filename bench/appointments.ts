@@ -6,6 +6,7 @@
 // the SQL functions (auto_explain).
 //
 //   BENCH_TEAM=20 BENCH_APPOINTMENTS=2000 BENCH_CONTACTS=2000 BENCH_SECONDS=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=8
+//   BENCH_STATEMENTS=1 also prints every statement the two sampled calls ran, with its time
 //
 // The month's appointments are loaded as the owner with set-based SQL: each team member's spread
 // over the weekdays of March 2030 (New York), never overlapping. Availability asks for a random
@@ -194,6 +195,23 @@ async function plans(statement: string, values: unknown[]): Promise<string> {
     await c.query('rollback to savepoint warm');
     notices.length = 0;
     await c.query(statement, values);
+    if (env.BENCH_STATEMENTS) {
+      // every statement the call runs, with its median time over 20 calls (log_analyze timings:
+      // read them as shares of the whole)
+      const times = new Map<string, number[]>();
+      for (let i = 0; i < 20; i++) {
+        const before = notices.length;
+        await c.query('rollback to savepoint warm');
+        await c.query(statement, values);
+        notices.slice(before).forEach((m, n) => {
+          const ms = Number(/^duration: ([\d.]+) ms/.exec(m)?.[1] ?? NaN);
+          const q = `${String(n).padStart(3)} ${(/Query Text: ([\s\S]*?)\n\S/.exec(m)?.[1] ?? '').replace(/\s+/g, ' ').slice(0, 130)}`;
+          times.set(q, [...(times.get(q) ?? []), ms]);
+        });
+      }
+      const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+      console.log([...times].map(([q, xs]) => `${med(xs).toFixed(3).padStart(8)} ms  ${q}`).join('\n'));
+    }
     // the statements that read or write appointments, each once (the top one is the function call)
     const seen = new Set<string>();
     return notices

@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (500-ops-metrics.sql) leave.
--- migrations sha256:c71a75e57d1eb6c0c8a9f6e1351b2f8343b268c7e3f25e0bf04161dc28644478
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 500-ops-metrics.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
+-- migrations sha256:e478b6bd65f077e1c4021d8b8dddf3391897d91173297dcaa6a43ca522a56a8e
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1583,6 +1583,177 @@ ALTER FUNCTION app_hidden.cancel_enrollment(enrollment_id uuid) OWNER TO svc_own
 --
 
 COMMENT ON FUNCTION app_hidden.cancel_enrollment(enrollment_id uuid) IS 'Cancels one live enrollment of the current organization whose sequence the credential may write (app_private.end_enrollments); an ended one is left as it is. 404 otherwise.';
+
+--
+-- Name: chat_limits(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.chat_limits() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select jsonb_build_object('chats_per_address', 5, 'chats_window_minutes', 10, 'messages_per_minute', 10,
+    'message_max_length', 2000, 'thread_max_messages', 200)
+$$;
+
+ALTER FUNCTION app_hidden.chat_limits() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION chat_limits(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.chat_limits() IS 'Web chat limits: new chats per client address in a window, visitor messages per conversation per minute, lengths.';
+
+--
+-- Name: chat_post(uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.chat_post(widget_id uuid, conversation_id uuid, token_hash text, body text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  lim jsonb := app_hidden.chat_limits();
+  cv app_public.conversations := app_private.chat_session_conversation(widget_id, conversation_id, token_hash, true);
+begin
+  if (select count(*) from app_public.conversation_messages m
+       where m.organization_id = cv.organization_id and m.conversation_id = cv.id and m.direction = 'inbound'
+         and m.created_at > now() - interval '1 minute') >= (lim->>'messages_per_minute')::int then
+    perform app_hidden.raise_error(429, 'rate_limited', 'Too many messages; wait a minute');
+  end if;
+  return jsonb_build_object('conversation_id', cv.id, 'response_mode', app_hidden.conversation_response_mode(cv))
+    || app_private.chat_inbound(cv, body);
+end $$;
+
+ALTER FUNCTION app_hidden.chat_post(widget_id uuid, conversation_id uuid, token_hash text, body text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION chat_post(widget_id uuid, conversation_id uuid, token_hash text, body text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.chat_post(widget_id uuid, conversation_id uuid, token_hash text, body text) IS 'A web chat visitor''s message into its conversation (the token''s hash opens it), the AI''s answer queued while it answers.';
+
+--
+-- Name: chat_start(uuid, text, jsonb, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.chat_start(widget_id uuid, token_hash text, visitor jsonb, body text, client_address text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  w app_public.chat_widgets;
+  lim jsonb := app_hidden.chat_limits();
+  v_email text := nullif(lower(visitor->>'email'), '');
+  v_phone text := nullif(visitor->>'phone', '');
+  v_name text := nullif(btrim(visitor->>'name'), '');
+  v_contact uuid;
+  cv app_public.conversations;
+  sent jsonb;
+begin
+  select * into w from app_public.chat_widgets x where x.id = chat_start.widget_id;
+  if not found then
+    perform app_hidden.raise_error(404, 'not_found', 'Chat widget not found');
+  end if;
+  if token_hash is null or token_hash !~ '^[0-9a-f]{64}$' then
+    raise exception 'chat_start: token_hash is the hex sha-256 of the visitor token';
+  end if;
+  if client_address is not null then
+    -- one count per (organization, address) at a time: concurrent starts cannot all pass
+    perform pg_advisory_xact_lock(hashtextextended(w.organization_id::text || '|chat|' || client_address, 0));
+    if (select count(*) from app_private.chat_sessions s
+         where s.organization_id = w.organization_id and s.client_address = chat_start.client_address
+           and s.created_at > now() - make_interval(mins => (lim->>'chats_window_minutes')::int))
+       >= (lim->>'chats_per_address')::int then
+      perform app_hidden.raise_error(429, 'rate_limited', 'Too many new chats from this address; try again later');
+    end if;
+  end if;
+
+  if v_phone is not null or v_email is not null then
+    select x.contact_id into v_contact from app_private.inbound_contact(w.organization_id, w.location_id, v_phone, v_email) x;
+  else
+    insert into app_public.contacts (organization_id, name) values (w.organization_id, v_name) returning id into v_contact;
+    if w.location_id is not null then
+      insert into app_public.contact_locations (organization_id, contact_id, location_id)
+      values (w.organization_id, v_contact, w.location_id) on conflict do nothing;
+    end if;
+  end if;
+  if v_name is not null then
+    update app_public.contacts c set name = v_name, updated_at = now()
+     where c.organization_id = w.organization_id and c.id = v_contact and c.name is null;
+  end if;
+
+  insert into app_public.conversations (organization_id, contact_id, location_id, channel, business_address)
+  values (w.organization_id, v_contact, coalesce(w.location_id, app_private.contact_only_location(w.organization_id, v_contact)),
+          'chat', null)
+  returning * into cv;
+  insert into app_private.chat_sessions (organization_id, conversation_id, widget_id, token_hash, client_address)
+  values (w.organization_id, cv.id, w.id, token_hash, client_address);
+  sent := app_private.chat_inbound(cv, body);
+  return jsonb_build_object('conversation_id', cv.id, 'contact_id', v_contact, 'organization_id', w.organization_id,
+    'response_mode', app_hidden.conversation_response_mode(cv)) || sent;
+end $_$;
+
+ALTER FUNCTION app_hidden.chat_start(widget_id uuid, token_hash text, visitor jsonb, body text, client_address text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION chat_start(widget_id uuid, token_hash text, visitor jsonb, body text, client_address text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.chat_start(widget_id uuid, token_hash text, visitor jsonb, body text, client_address text) IS 'A web chat visitor starts a conversation through a widget: contact matched or created, the conversation, the visitor''s token hash, the first message and the AI''s answer queued. 404 unknown widget, 429 too many chats from the address.';
+
+--
+-- Name: chat_thread(uuid, uuid, text, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.chat_thread(widget_id uuid, conversation_id uuid, token_hash text, after uuid) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  lim jsonb := app_hidden.chat_limits();
+  cv app_public.conversations := app_private.chat_session_conversation(widget_id, conversation_id, token_hash, false);
+  since app_public.conversation_messages;
+begin
+  if after is not null then
+    select * into since from app_public.conversation_messages m
+     where m.organization_id = cv.organization_id and m.conversation_id = cv.id and m.id = chat_thread.after;
+    if not found then
+      perform app_hidden.raise_error(400, 'bad_request', 'query.after: not a message of this chat');
+    end if;
+  end if;
+  return jsonb_build_object('conversation_id', cv.id, 'response_mode', app_hidden.conversation_response_mode(cv),
+    'messages', coalesce((
+      select jsonb_agg(jsonb_build_object('id', t.id,
+               'from', case t.author when 'contact' then 'visitor' when 'ai' then 'assistant' when 'person' then 'staff' else 'system' end,
+               'body', t.body, 'created_at', t.created_at) order by t.created_at, t.id)
+        from (select m.id, m.author, m.body, m.created_at from app_public.conversation_messages m
+               where m.organization_id = cv.organization_id and m.conversation_id = cv.id
+                 and (since.id is null or (m.created_at, m.id) > (since.created_at, since.id))
+               order by m.created_at desc, m.id desc limit (lim->>'thread_max_messages')::int) t), '[]'));
+end $$;
+
+ALTER FUNCTION app_hidden.chat_thread(widget_id uuid, conversation_id uuid, token_hash text, after uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION chat_thread(widget_id uuid, conversation_id uuid, token_hash text, after uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.chat_thread(widget_id uuid, conversation_id uuid, token_hash text, after uuid) IS 'A web chat thread as its visitor reads it (the token''s hash opens it): messages oldest first, after a message when given.';
+
+--
+-- Name: chat_widget(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.chat_widget(widget_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object('id', w.id, 'organization_id', w.organization_id, 'allowed_origins', to_jsonb(w.allowed_origins),
+    'greeting', w.greeting, 'name', w.name)
+    from app_public.chat_widgets w where w.id = chat_widget.widget_id
+$$;
+
+ALTER FUNCTION app_hidden.chat_widget(widget_id uuid) OWNER TO svc_owner;
 
 --
 -- Name: check_custom_fields(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4099,8 +4270,10 @@ CREATE TABLE app_public.forms (
     allowed_origins text[] DEFAULT '{}'::text[] NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    redirect_url text,
     CONSTRAINT forms_allowed_origins_check CHECK (((cardinality(allowed_origins) <= 50) AND (array_position(allowed_origins, NULL::text) IS NULL) AND (array_to_string(allowed_origins, ' '::text) ~ '^(https?://[^ /]+( |$))*$'::text))),
-    CONSTRAINT forms_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+    CONSTRAINT forms_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT forms_redirect_url_check CHECK (((length(redirect_url) <= 2000) AND (redirect_url ~ '^https?://[^\s/?#]+([/?#]\S*)?$'::text)))
 );
 
 ALTER TABLE app_public.forms OWNER TO svc_owner;
@@ -4116,6 +4289,12 @@ COMMENT ON TABLE app_public.forms IS 'A web form of a location (NULL: of the who
 --
 
 COMMENT ON COLUMN app_public.forms.allowed_origins IS 'The sites (scheme://host[:port]) whose pages may post to the form from a browser (CORS); a plain HTML form post needs none.';
+
+--
+-- Name: COLUMN forms.redirect_url; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.forms.redirect_url IS 'Where a browser''s plain HTML post goes after a submission (303); NULL: the endpoint''s own thank-you page.';
 
 --
 -- Name: form_for(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4154,6 +4333,7 @@ CREATE FUNCTION app_hidden.form_json(f app_public.forms) RETURNS jsonb
     'name', f.name,
     'location_id', f.location_id,
     'allowed_origins', to_jsonb(f.allowed_origins),
+    'redirect_url', f.redirect_url,
     'fields', coalesce((select jsonb_agg(jsonb_build_object('key', x.key, 'label', x.label, 'type', x.type,
                                                             'required', x.required, 'options', x.options) order by x.position)
                           from app_public.form_fields x
@@ -4452,66 +4632,37 @@ ALTER FUNCTION app_hidden.html_escape(value text) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.html_escape(value text) IS 'Text made safe inside HTML (& < > " '').';
 
 --
--- Name: idempotency_begin(text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: idempotency_claim(text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) RETURNS record
+CREATE FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
   r app_private.idempotency_keys;
   cred uuid := app_hidden.current_credential_id();
-  lock bigint;
-  -- a write runs as one statement right after its claim; 0 (no limit) leaves only the lock
-  run_limit interval := nullif((select s.setting::bigint from pg_catalog.pg_settings s where s.name = 'statement_timeout'), 0)
-    * interval '1 millisecond';
 begin
   if cred is null then
     perform app_hidden.raise_error(401, 'unauthorized', 'Invalid API key');
   end if;
-  lock := app_private.idempotency_lock_key(cred, idempotency_begin.operation_id, idempotency_begin.key);
-  settled := false;
-  loop
-    insert into app_private.idempotency_keys as k
-      (credential_id, operation_id, key, organization_id, fingerprint, state, created_at)
-    values (cred, idempotency_begin.operation_id, idempotency_begin.key, app_hidden.current_org_id(),
-            idempotency_begin.fingerprint, 'running', at)
-    on conflict on constraint idempotency_keys_pkey do update
-       set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
-           response_body = null, created_at = excluded.created_at, updated_at = now()
-     where k.created_at <= excluded.created_at - interval '24 hours'
-    returning * into r;
-    if found then
-      -- A new call (or an expired key started over). The lock is taken before the claim
-      -- commits, so no one sees it running without its owner's lock. It is free unless a
-      -- colliding key's call holds it; then this waits for that call.
-      perform pg_advisory_lock(lock);
-      lock_key := lock;
-      return;
-    end if;
-    -- ON CONFLICT locked the existing row even though it did not update it: until this
-    -- transaction ends, its first call can neither record its answer nor free the key.
-    select * into r from app_private.idempotency_keys k
-     where k.credential_id = cred and k.operation_id = idempotency_begin.operation_id and k.key = idempotency_begin.key;
-    exit when found;
-    -- the first call rolled back and freed the key between the two statements: claim it
-  end loop;
-  if r.fingerprint <> idempotency_begin.fingerprint then
-    perform app_hidden.raise_error(409, 'idempotency_key_reused',
-      'This idempotency_key was used with other details (or different access); use a new key');
-  elsif r.state = 'running' then
-    -- Its owner unlocks only after its write committed or rolled back, and neither can have
-    -- happened while this transaction holds the row: a free lock means the owner is gone.
-    if pg_try_advisory_xact_lock(lock) or r.created_at <= at - run_limit then
-      update app_private.idempotency_keys k set state = 'failed', updated_at = now()
-       where k.credential_id = cred and k.operation_id = idempotency_begin.operation_id and k.key = idempotency_begin.key;
-      settled := true;
-      return;
-    end if;
+  -- held to the end of this transaction, so until its answer is committed and visible
+  if not pg_try_advisory_xact_lock(app_private.idempotency_lock_key(cred, idempotency_claim.operation_id, idempotency_claim.key)) then
     perform app_hidden.raise_error(409, 'idempotency_in_progress',
       'The first call with this idempotency_key is still running; retry shortly');
-  elsif r.state = 'failed' then
+  end if;
+  select * into r from app_private.idempotency_keys k
+   where k.credential_id = cred and k.operation_id = idempotency_claim.operation_id and k.key = idempotency_claim.key
+     and k.created_at > at - interval '24 hours';
+  if not found then
+    return;
+  end if;
+  if r.fingerprint <> app_hidden.idempotency_fingerprint(details) then
+    perform app_hidden.raise_error(409, 'idempotency_key_reused',
+      'This idempotency_key was used with other details (or different access); use a new key');
+  elsif r.state <> 'done' then
+    -- 'failed', or 'running' while this transaction holds the key's lock: a first call of the
+    -- earlier protocol that died after starting
     perform app_hidden.raise_error(409, 'idempotency_outcome_unknown',
       'The first call with this idempotency_key failed after starting and may have taken effect; read the state before retrying with a new key');
   end if;
@@ -4519,50 +4670,60 @@ begin
   response_body := r.response_body;
 end $$;
 
-ALTER FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) IS 'Claims an idempotency key for the current credential (holding its advisory lock), or returns the stored answer, or records a gone first call as unknown, or raises the 409 that applies.';
+COMMENT ON FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) IS 'Claims an idempotency key for the current transaction (advisory xact lock), or returns the stored answer, or raises the 409 that applies.';
 
 --
--- Name: idempotency_finish(text, text, integer, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: idempotency_fingerprint(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) RETURNS void
-    LANGUAGE sql SECURITY DEFINER
+CREATE FUNCTION app_hidden.idempotency_fingerprint(details text) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  update app_private.idempotency_keys k
-     set state = 'done', response_status = status, response_body = body, updated_at = now()
-   where k.credential_id = app_hidden.current_credential_id()
-     and k.operation_id = idempotency_finish.operation_id and k.key = idempotency_finish.key
-     and k.state = 'running'
+  select encode(sha256(convert_to(details
+    || '|' || current_setting('svc.role') || '|' || current_setting('svc.location_ids')
+    || '|' || current_setting('svc.powers') || '|' || current_setting('svc.scopes'), 'UTF8')), 'hex')
 $$;
 
-ALTER FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.idempotency_fingerprint(details text) OWNER TO svc_owner;
 
 --
--- Name: idempotency_release(text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_fingerprint(details text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) RETURNS void
-    LANGUAGE sql SECURITY DEFINER
+COMMENT ON FUNCTION app_hidden.idempotency_fingerprint(details text) IS 'Fingerprint of an idempotent call: the details'' hash and the current credential''s access.';
+
+--
+-- Name: idempotency_record(text, text, text, timestamp with time zone, integer, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  delete from app_private.idempotency_keys k
-   where not outcome_unknown and k.credential_id = app_hidden.current_credential_id()
-     and k.operation_id = idempotency_release.operation_id and k.key = idempotency_release.key
-     and k.state = 'running';
-  update app_private.idempotency_keys k set state = 'failed', updated_at = now()
-   where outcome_unknown and k.credential_id = app_hidden.current_credential_id()
-     and k.operation_id = idempotency_release.operation_id and k.key = idempotency_release.key
-     and k.state = 'running';
-$$;
+begin
+  insert into app_private.idempotency_keys as k
+    (credential_id, operation_id, key, organization_id, fingerprint, state, response_status, response_body, created_at)
+  values (app_hidden.current_credential_id(), idempotency_record.operation_id, idempotency_record.key,
+          app_hidden.current_org_id(), app_hidden.idempotency_fingerprint(details), 'done', status, body, at)
+  on conflict on constraint idempotency_keys_pkey do update
+     set fingerprint = excluded.fingerprint, state = 'done', response_status = excluded.response_status,
+         response_body = excluded.response_body, created_at = excluded.created_at, updated_at = now();
+end $$;
 
-ALTER FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) IS 'Stores the answer of an idempotent call in the transaction of its write.';
 
 --
 -- Name: is_date(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4956,7 +5117,7 @@ CREATE FUNCTION app_hidden.oauth_client(client_id text) RETURNS jsonb
     AS $$
   select jsonb_build_object('client_id', c.client_id, 'registration', c.registration, 'client_name', c.client_name,
            'client_uri', c.client_uri, 'redirect_uris', to_jsonb(c.redirect_uris),
-           'fetched_age_s', extract(epoch from now() - c.fetched_at))
+           'fetched_age_s', extract(epoch from now() - c.fetched_at), 'cache_seconds', c.cache_seconds)
     from app_private.oauth_clients c where c.client_id = oauth_client.client_id
 $$;
 
@@ -4966,7 +5127,7 @@ ALTER FUNCTION app_hidden.oauth_client(client_id text) OWNER TO svc_owner;
 -- Name: FUNCTION oauth_client(client_id text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.oauth_client(client_id text) IS 'A client as the authorization endpoint needs it, or NULL.';
+COMMENT ON FUNCTION app_hidden.oauth_client(client_id text) IS 'A client as the authorization endpoint needs it (with its cache age and lifetime), or NULL.';
 
 --
 -- Name: oauth_connected_apps(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -5237,28 +5398,28 @@ end $$;
 ALTER FUNCTION app_hidden.oauth_revoke_on_deactivation() OWNER TO svc_owner;
 
 --
--- Name: oauth_save_client(text, text, text, text, text[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: oauth_save_client(text, text, text, text, text[], integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) RETURNS void
+CREATE FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
-  insert into app_private.oauth_clients (client_id, registration, client_name, client_uri, redirect_uris, fetched_at)
-  values ($1, $2, $3, $4, $5, case when $2 = 'metadata_document' then now() end)
+  insert into app_private.oauth_clients (client_id, registration, client_name, client_uri, redirect_uris, fetched_at, cache_seconds)
+  values ($1, $2, $3, $4, $5, case when $2 = 'metadata_document' then now() end, case when $2 = 'metadata_document' then $6 end)
   on conflict (client_id) do update
      set client_name = excluded.client_name, client_uri = excluded.client_uri,
-         redirect_uris = excluded.redirect_uris, fetched_at = excluded.fetched_at
+         redirect_uris = excluded.redirect_uris, fetched_at = excluded.fetched_at, cache_seconds = excluded.cache_seconds
    where oauth_clients.registration = 'metadata_document'
 $_$;
 
-ALTER FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) IS 'Registers a client, or refreshes the cached copy of a client ID metadata document.';
+COMMENT ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) IS 'Registers a client, or refreshes the cached copy of a client ID metadata document (with its cache lifetime).';
 
 --
 -- Name: offerings; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -5508,7 +5669,8 @@ CREATE FUNCTION app_hidden.public_form(form_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select jsonb_build_object('id', f.id, 'organization_id', f.organization_id, 'allowed_origins', to_jsonb(f.allowed_origins),
+  select jsonb_build_object('id', f.id, 'organization_id', f.organization_id, 'name', f.name,
+           'allowed_origins', to_jsonb(f.allowed_origins), 'redirect_url', f.redirect_url,
            'fields', coalesce((select jsonb_agg(jsonb_build_object('key', x.key, 'label', x.label, 'type', x.type,
                                                                    'required', x.required, 'options', x.options) order by x.position)
                                  from app_public.form_fields x
@@ -6427,6 +6589,18 @@ begin
                                             where ps.organization_id = sequence_fields_problem.organization_id
                                               and ps.id = (v #>> '{}')::uuid) then
           return format('%s: not a stage of the organization''s pipeline (contacts_list_stages lists them)', k);
+        end if;
+        -- another organization's form, or one out of the caller's reach: as if it did not exist
+        if k = 'form_id' and not exists (select 1 from app_public.forms f
+                                           where f.organization_id = sequence_fields_problem.organization_id
+                                             and f.id = (v #>> '{}')::uuid) then
+          perform app_hidden.raise_error(404, 'not_found', 'Form not found (forms_list lists them)');
+        end if;
+        if k = 'location_id' and not exists (select 1 from app_public.locations l
+                                               where l.organization_id = sequence_fields_problem.organization_id
+                                                 and l.id = (v #>> '{}')::uuid
+                                                 and (app_hidden.current_org_id() is null or app_hidden.current_in_reach(l.id))) then
+          perform app_hidden.raise_error(404, 'not_found', 'Location not found (locations_list lists them)');
         end if;
       when 'enum' then
         if jsonb_typeof(v) <> 'string' or not (spec->'values') ? (v #>> '{}') then
@@ -7890,6 +8064,69 @@ ALTER FUNCTION app_private.cancel_channel_enrollments(organization_id uuid, cont
 COMMENT ON FUNCTION app_private.cancel_channel_enrollments(organization_id uuid, contact_ids uuid[], channel text) IS 'Cancels (reason suppressed) the contacts'' live enrollments in sequences with a step on the channel.';
 
 --
+-- Name: chat_inbound(app_public.conversations, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.chat_inbound(cv app_public.conversations, body text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  lim jsonb := app_hidden.chat_limits();
+  m app_public.conversation_messages;
+  queued boolean := false;
+begin
+  if body is null or length(btrim(body)) < 1 or length(body) > (lim->>'message_max_length')::int then
+    perform app_hidden.raise_error(400, 'bad_request', format('body.message: 1 to %s characters', lim->>'message_max_length'));
+  end if;
+  insert into app_public.conversation_messages (organization_id, conversation_id, channel, direction, author, body, status)
+  values (cv.organization_id, cv.id, 'chat', 'inbound', 'contact', body, 'received')
+  returning * into m;
+  update app_public.conversations x set last_message_at = greatest(x.last_message_at, m.created_at), updated_at = now()
+   where x.organization_id = cv.organization_id and x.id = cv.id;
+  update app_public.contacts c set last_seen_at = greatest(c.last_seen_at, now())
+   where c.organization_id = cv.organization_id and c.id = cv.contact_id;
+  if app_hidden.conversation_response_mode(cv) = 'ai' then
+    perform app_private.add_job('conversation_ai_reply',
+      jsonb_build_object('organization_id', cv.organization_id, 'conversation_id', cv.id, 'message_id', m.id),
+      job_key => 'conversation_ai:' || m.id);
+    queued := true;
+  end if;
+  return jsonb_build_object('message_id', m.id, 'created_at', m.created_at, 'ai_queued', queued);
+end $$;
+
+ALTER FUNCTION app_private.chat_inbound(cv app_public.conversations, body text) OWNER TO svc_owner;
+
+--
+-- Name: chat_session_conversation(uuid, uuid, text, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.chat_session_conversation(widget_id uuid, conversation_id uuid, token_hash text, lock boolean) RETURNS app_public.conversations
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  s app_private.chat_sessions;
+  cv app_public.conversations;
+begin
+  select x.* into s from app_private.chat_sessions x
+    join app_public.chat_widgets w on w.organization_id = x.organization_id and w.id = x.widget_id
+   where w.id = chat_session_conversation.widget_id and x.conversation_id = chat_session_conversation.conversation_id;
+  if not found or token_hash is null or s.token_hash <> token_hash then
+    perform app_hidden.raise_error(404, 'not_found', 'Chat not found');
+  end if;
+  if lock then
+    select * into cv from app_public.conversations x
+     where x.organization_id = s.organization_id and x.id = s.conversation_id for update;
+  else
+    select * into cv from app_public.conversations x where x.organization_id = s.organization_id and x.id = s.conversation_id;
+  end if;
+  return cv;
+end $$;
+
+ALTER FUNCTION app_private.chat_session_conversation(widget_id uuid, conversation_id uuid, token_hash text, lock boolean) OWNER TO svc_owner;
+
+--
 -- Name: check_contact_exits(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -7999,6 +8236,34 @@ $$;
 ALTER FUNCTION app_private.conversation_ai_due(cv app_public.conversations, message_id uuid) OWNER TO svc_owner;
 
 --
+-- Name: conversation_ai_interaction(app_public.conversations, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.conversation_ai_interaction(cv app_public.conversations, status text, since timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if cv.channel not in ('sms', 'chat') or status not in ('in_progress', 'completed') then
+    return;
+  end if;
+  insert into app_public.interactions (organization_id, contact_id, location_id, channel, status, started_at, ended_at, conversation_id)
+  values (cv.organization_id, cv.contact_id, cv.location_id, cv.channel, status, coalesce(since, now()),
+          case when status = 'completed' then greatest(now(), coalesce(since, now())) end, cv.id)
+  on conflict (organization_id, conversation_id) where conversation_id is not null do update
+    set status = excluded.status,
+        ended_at = case when excluded.status = 'completed' then greatest(now(), interactions.started_at) end;
+end $$;
+
+ALTER FUNCTION app_private.conversation_ai_interaction(cv app_public.conversations, status text, since timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION conversation_ai_interaction(cv app_public.conversations, status text, since timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.conversation_ai_interaction(cv app_public.conversations, status text, since timestamp with time zone) IS 'Records the AI''s handling of an SMS or chat conversation as its interaction: in_progress while it answers, completed when it hands over or a person takes over.';
+
+--
 -- Name: conversation_ai_record(uuid, uuid, uuid, jsonb, text[]); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -8011,15 +8276,19 @@ declare
   c app_public.contacts;
   refusal text;
   m app_public.conversation_messages;
+  asked_at timestamptz;
 begin
   select * into cv from app_public.conversations x
    where x.organization_id = conversation_ai_record.organization_id and x.id = conversation_ai_record.conversation_id for update;
   if not app_private.conversation_ai_due(cv, message_id) then
     return jsonb_build_object('action', 'none');
   end if;
+  select x.created_at into asked_at from app_public.conversation_messages x
+   where x.organization_id = cv.organization_id and x.id = conversation_ai_record.message_id;
   if answer->>'kind' = 'handover' or coalesce(btrim(answer->>'text'), '') = '' then
     update app_public.conversations x set ai_held = true, held_at = now(), updated_at = now()
      where x.organization_id = cv.organization_id and x.id = cv.id;
+    perform app_private.conversation_ai_interaction(cv, 'completed', asked_at);
     return jsonb_build_object('action', 'handover');
   end if;
   select * into c from app_public.contacts x where x.organization_id = cv.organization_id and x.id = cv.contact_id;
@@ -8032,6 +8301,7 @@ begin
   end if;
   m := app_private.conversation_append_outbound(cv, 'ai', null, left(btrim(answer->>'text'), 1600), cv.business_address, c.phone,
     null, null, case when cv.channel = any(sinks) then 'sink' else 'job' end);
+  perform app_private.conversation_ai_interaction(cv, 'in_progress', asked_at);
   return jsonb_build_object('action', 'reply', 'message_id', m.id);
 end $$;
 
@@ -8041,7 +8311,7 @@ ALTER FUNCTION app_private.conversation_ai_record(organization_id uuid, conversa
 -- Name: FUNCTION conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]) IS 'Writes the AI''s answer to an inbound message (queued for delivery) or hands the thread to a person (hold), once: nothing when the message is no longer the AI''s to answer.';
+COMMENT ON FUNCTION app_private.conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]) IS 'Writes the AI''s answer to an inbound message (queued for delivery) or hands the thread to a person (hold), once, and records the conversation''s interaction: nothing when the message is no longer the AI''s to answer.';
 
 --
 -- Name: conversation_append_outbound(app_public.conversations, text, uuid, text, text, text, text, jsonb, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -9718,6 +9988,22 @@ ALTER FUNCTION app_private.tg_contacts__stage_changed_at() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_contacts__stage_changed_at() IS 'Stamps contacts.stage_changed_at when the stage changes.';
 
 --
+-- Name: tg_conversations__ai_interaction_ends(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_conversations__ai_interaction_ends() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_public.interactions i set status = 'completed', ended_at = greatest(now(), i.started_at)
+   where i.organization_id = new.organization_id and i.conversation_id = new.id and i.status = 'in_progress';
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_conversations__ai_interaction_ends() OWNER TO svc_owner;
+
+--
 -- Name: tg_email_suppressions__sequences(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -10019,8 +10305,19 @@ begin
       from app_public.calendars c where c.organization_id = org and c.location_id = loc.id;
   end if;
 
-  with t as materialized (
-    select t.open, t.busy from app_hidden.team_time(loc, members, cals, app_hidden.local_day(day, loc.timezone)) t
+  -- A start s suits a free range r of some team member (or calendar) when [s, s + len) lies
+  -- within r: s in [lower(r), upper(r) - len]. Those windows of every one merged are the
+  -- valid starts, and each start of the grid is one lookup in them (testing every start against
+  -- every team member's open and busy multiranges cost most of the call).
+  with free as (
+    select r
+      from app_hidden.team_time(loc, members, cals, app_hidden.local_day(day, loc.timezone)) t
+      cross join lateral unnest(t.open - t.busy) r
+     where upper(r) - len >= lower(r)
+  ), valid as (
+    select coalesce(range_agg(tstzrange(lower(r), upper(r) - len, case when lower_inc(r) then '[]' else '(]' end)),
+                    '{}'::tstzmultirange) as starts
+      from free
   ), starts as (
     -- each opening of the location's hours on that day starts a grid of slots
     select distinct s
@@ -10030,8 +10327,8 @@ begin
   )
   select coalesce(jsonb_agg(jsonb_build_object('start', x.s, 'end', x.s + len) order by x.s), '[]')
     into slots
-    from starts x
-   where exists (select 1 from t where t.open @> tstzrange(x.s, x.s + len, '[)') and not t.busy && tstzrange(x.s, x.s + len, '[)'));
+    from starts x, valid
+   where valid.starts @> x.s;
 
   return jsonb_build_object(
     'location_id', loc.id,
@@ -12851,6 +13148,29 @@ ALTER TABLE app_private.api_key_locations OWNER TO svc_owner;
 COMMENT ON TABLE app_private.api_key_locations IS 'Locations of a location-limited organization key.';
 
 --
+-- Name: chat_sessions; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.chat_sessions (
+    organization_id uuid NOT NULL,
+    conversation_id uuid NOT NULL,
+    widget_id uuid NOT NULL,
+    token_hash text NOT NULL,
+    client_address text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT chat_sessions_client_address_check CHECK ((length(client_address) <= 100)),
+    CONSTRAINT chat_sessions_token_hash_check CHECK ((token_hash ~ '^[0-9a-f]{64}$'::text))
+);
+
+ALTER TABLE app_private.chat_sessions OWNER TO svc_owner;
+
+--
+-- Name: TABLE chat_sessions; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.chat_sessions IS 'The visitor''s side of a web chat conversation: its widget, the sha-256 of the visitor''s token, the client address.';
+
+--
 -- Name: contact_events; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -13116,6 +13436,8 @@ CREATE TABLE app_private.oauth_clients (
     redirect_uris text[] NOT NULL,
     fetched_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    cache_seconds integer,
+    CONSTRAINT oauth_clients_cache_seconds_check CHECK (((cache_seconds >= 0) AND (cache_seconds <= 86400))),
     CONSTRAINT oauth_clients_client_id_check CHECK (((length(client_id) >= 1) AND (length(client_id) <= 2048))),
     CONSTRAINT oauth_clients_client_name_check CHECK ((length(client_name) <= 200)),
     CONSTRAINT oauth_clients_client_uri_check CHECK ((length(client_uri) <= 2048)),
@@ -13130,6 +13452,12 @@ ALTER TABLE app_private.oauth_clients OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_private.oauth_clients IS 'OAuth clients: registered through RFC 7591 (public clients, no secret) or described by a client ID metadata document (cached copy).';
+
+--
+-- Name: COLUMN oauth_clients.cache_seconds; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.oauth_clients.cache_seconds IS 'How long the fetched metadata document may be used from fetched_at; null for a registered client.';
 
 --
 -- Name: oauth_codes; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -13388,6 +13716,38 @@ ALTER TABLE app_public.call_transcript_lines OWNER TO svc_owner;
 COMMENT ON TABLE app_public.call_transcript_lines IS 'A call''s transcript, one line per row in the order spoken (position from 0).';
 
 --
+-- Name: chat_widgets; Type: TABLE; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TABLE app_public.chat_widgets (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    location_id uuid,
+    name text NOT NULL,
+    allowed_origins text[] DEFAULT '{}'::text[] NOT NULL,
+    greeting text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT chat_widgets_allowed_origins_check CHECK (((cardinality(allowed_origins) <= 50) AND (array_position(allowed_origins, NULL::text) IS NULL) AND (array_to_string(allowed_origins, ' '::text) ~ '^(https?://[^ /]+( |$))*$'::text))),
+    CONSTRAINT chat_widgets_greeting_check CHECK (((length(greeting) >= 1) AND (length(greeting) <= 1000))),
+    CONSTRAINT chat_widgets_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+
+ALTER TABLE app_public.chat_widgets OWNER TO svc_owner;
+
+--
+-- Name: TABLE chat_widgets; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_public.chat_widgets IS 'A web chat widget of a location (NULL: of the whole organization); visitors chat through it without a key.';
+
+--
+-- Name: COLUMN chat_widgets.allowed_origins; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.chat_widgets.allowed_origins IS 'The sites (scheme://host[:port]) whose pages may chat through the widget (CORS).';
+
+--
 -- Name: contact_locations; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -13563,6 +13923,7 @@ CREATE TABLE app_public.interactions (
     started_at timestamp with time zone DEFAULT now() NOT NULL,
     ended_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    conversation_id uuid,
     CONSTRAINT interactions_captured_fields_check CHECK ((jsonb_typeof(captured_fields) = 'object'::text)),
     CONSTRAINT interactions_channel_check CHECK ((channel = ANY (ARRAY['voice'::text, 'chat'::text, 'sms'::text]))),
     CONSTRAINT interactions_check CHECK (((ended_at IS NULL) OR (ended_at >= started_at))),
@@ -13595,6 +13956,12 @@ COMMENT ON COLUMN app_public.interactions.appointment_id IS 'The appointment the
 --
 
 COMMENT ON COLUMN app_public.interactions.captured_fields IS 'What the assistant captured (answers, details); read only by credentials that see contact details.';
+
+--
+-- Name: COLUMN interactions.conversation_id; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.interactions.conversation_id IS 'The SMS or chat conversation the AI handled (NULL for calls and recorded interactions); one interaction per conversation.';
 
 --
 -- Name: offering_team_members; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -13813,6 +14180,13 @@ ALTER TABLE ONLY app_private.api_keys
 
 ALTER TABLE ONLY app_private.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: chat_sessions chat_sessions_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.chat_sessions
+    ADD CONSTRAINT chat_sessions_pkey PRIMARY KEY (organization_id, conversation_id);
 
 --
 -- Name: contact_events contact_events_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -14065,6 +14439,13 @@ ALTER TABLE ONLY app_public.call_transcript_lines
 
 ALTER TABLE ONLY app_public.calls
     ADD CONSTRAINT calls_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: chat_widgets chat_widgets_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.chat_widgets
+    ADD CONSTRAINT chat_widgets_pkey PRIMARY KEY (organization_id, id);
 
 --
 -- Name: contact_locations contact_locations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -14332,6 +14713,12 @@ ALTER TABLE ONLY app_public.territory_team_members
 CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organization_id);
 
 --
+-- Name: chat_sessions_by_address; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX chat_sessions_by_address ON app_private.chat_sessions USING btree (organization_id, client_address, created_at) WHERE (client_address IS NOT NULL);
+
+--
 -- Name: contact_events_by_contact; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
@@ -14512,6 +14899,12 @@ CREATE UNIQUE INDEX calls_by_external_id ON app_public.calls USING btree (organi
 CREATE INDEX calls_by_start ON app_public.calls USING btree (organization_id, started_at DESC, id DESC);
 
 --
+-- Name: chat_widgets_by_id; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX chat_widgets_by_id ON app_public.chat_widgets USING btree (id);
+
+--
 -- Name: contact_locations_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -14674,6 +15067,12 @@ CREATE INDEX forms_by_location ON app_public.forms USING btree (organization_id,
 CREATE INDEX interactions_by_contact ON app_public.interactions USING btree (organization_id, contact_id, started_at DESC, id DESC);
 
 --
+-- Name: interactions_by_conversation; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX interactions_by_conversation ON app_public.interactions USING btree (organization_id, conversation_id) WHERE (conversation_id IS NOT NULL);
+
+--
 -- Name: offerings_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -14738,6 +15137,12 @@ CREATE TRIGGER _700_conversation_status AFTER UPDATE OF status, error ON app_pri
 --
 
 CREATE TRIGGER _200_stage_changed_at BEFORE UPDATE OF stage_id ON app_public.contacts FOR EACH ROW WHEN ((old.stage_id IS DISTINCT FROM new.stage_id)) EXECUTE FUNCTION app_private.tg_contacts__stage_changed_at();
+
+--
+-- Name: conversations _201_ai_interaction_ends; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _201_ai_interaction_ends AFTER UPDATE OF ai_held ON app_public.conversations FOR EACH ROW WHEN ((new.ai_held AND (NOT old.ai_held))) EXECUTE FUNCTION app_private.tg_conversations__ai_interaction_ends();
 
 --
 -- Name: contact_notes _500_count; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -14881,6 +15286,20 @@ ALTER TABLE ONLY app_private.api_keys
 
 ALTER TABLE ONLY app_private.api_keys
     ADD CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: chat_sessions chat_sessions_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.chat_sessions
+    ADD CONSTRAINT chat_sessions_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: chat_sessions chat_sessions_organization_id_widget_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.chat_sessions
+    ADD CONSTRAINT chat_sessions_organization_id_widget_id_fkey FOREIGN KEY (organization_id, widget_id) REFERENCES app_public.chat_widgets(organization_id, id) ON DELETE CASCADE;
 
 --
 -- Name: contact_events contact_events_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -15191,6 +15610,20 @@ ALTER TABLE ONLY app_public.calls
     ADD CONSTRAINT calls_organization_id_staff_profile_id_fkey FOREIGN KEY (organization_id, staff_profile_id) REFERENCES app_public.staff_profiles(organization_id, id) ON DELETE SET NULL (staff_profile_id);
 
 --
+-- Name: chat_widgets chat_widgets_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.chat_widgets
+    ADD CONSTRAINT chat_widgets_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: chat_widgets chat_widgets_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.chat_widgets
+    ADD CONSTRAINT chat_widgets_organization_id_location_id_fkey FOREIGN KEY (organization_id, location_id) REFERENCES app_public.locations(organization_id, id) ON DELETE CASCADE;
+
+--
 -- Name: contact_locations contact_locations_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -15385,6 +15818,13 @@ ALTER TABLE ONLY app_public.forms
 
 ALTER TABLE ONLY app_public.interactions
     ADD CONSTRAINT interactions_appointment_fk FOREIGN KEY (organization_id, appointment_id) REFERENCES app_public.appointments(organization_id, id) ON DELETE SET NULL (appointment_id);
+
+--
+-- Name: interactions interactions_conversation_fk; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_public.interactions
+    ADD CONSTRAINT interactions_conversation_fk FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE SET NULL (conversation_id);
 
 --
 -- Name: interactions interactions_organization_id_contact_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -15608,6 +16048,12 @@ ALTER TABLE app_private.api_key_locations ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.api_keys ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: chat_sessions; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.chat_sessions ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: contact_events; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
@@ -15792,6 +16238,12 @@ ALTER TABLE app_public.call_transcript_lines ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_public.calls ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: chat_widgets; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
+--
+
+ALTER TABLE app_public.chat_widgets ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: contact_locations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
@@ -16046,6 +16498,12 @@ CREATE POLICY select_in_reach ON app_public.calendars FOR SELECT USING (((organi
 --
 
 CREATE POLICY select_in_reach ON app_public.calls FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_calls_of(contact_id)));
+
+--
+-- Name: chat_widgets select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
+--
+
+CREATE POLICY select_in_reach ON app_public.chat_widgets FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND ((location_id IS NULL) OR ( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[])))));
 
 --
 -- Name: contact_locations select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -16919,6 +17377,41 @@ REVOKE ALL ON FUNCTION app_hidden.cancel_enrollment(enrollment_id uuid) FROM PUB
 GRANT ALL ON FUNCTION app_hidden.cancel_enrollment(enrollment_id uuid) TO svc_request;
 
 --
+-- Name: FUNCTION chat_limits(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.chat_limits() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.chat_limits() TO svc_request;
+
+--
+-- Name: FUNCTION chat_post(widget_id uuid, conversation_id uuid, token_hash text, body text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.chat_post(widget_id uuid, conversation_id uuid, token_hash text, body text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.chat_post(widget_id uuid, conversation_id uuid, token_hash text, body text) TO svc_request;
+
+--
+-- Name: FUNCTION chat_start(widget_id uuid, token_hash text, visitor jsonb, body text, client_address text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.chat_start(widget_id uuid, token_hash text, visitor jsonb, body text, client_address text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.chat_start(widget_id uuid, token_hash text, visitor jsonb, body text, client_address text) TO svc_request;
+
+--
+-- Name: FUNCTION chat_thread(widget_id uuid, conversation_id uuid, token_hash text, after uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.chat_thread(widget_id uuid, conversation_id uuid, token_hash text, after uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.chat_thread(widget_id uuid, conversation_id uuid, token_hash text, after uuid) TO svc_request;
+
+--
+-- Name: FUNCTION chat_widget(widget_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.chat_widget(widget_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.chat_widget(widget_id uuid) TO svc_request;
+
+--
 -- Name: FUNCTION check_custom_fields(field_values jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -17686,25 +18179,24 @@ GRANT ALL ON FUNCTION app_hidden.html_escape(value text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.html_escape(value text) TO svc_worker;
 
 --
--- Name: FUNCTION idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.idempotency_begin(operation_id text, key text, fingerprint text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb, OUT lock_key bigint, OUT settled boolean) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.idempotency_claim(operation_id text, key text, details text, at timestamp with time zone, OUT response_status integer, OUT response_body jsonb) TO svc_request;
 
 --
--- Name: FUNCTION idempotency_finish(operation_id text, key text, status integer, body jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_fingerprint(details text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.idempotency_finish(operation_id text, key text, status integer, body jsonb) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.idempotency_fingerprint(details text) FROM PUBLIC;
 
 --
--- Name: FUNCTION idempotency_release(operation_id text, key text, outcome_unknown boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.idempotency_release(operation_id text, key text, outcome_unknown boolean) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.idempotency_record(operation_id text, key text, details text, at timestamp with time zone, status integer, body jsonb) TO svc_request;
 
 --
 -- Name: FUNCTION is_date(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -17940,11 +18432,11 @@ GRANT ALL ON FUNCTION app_hidden.oauth_revoke_grant(grant_id uuid) TO svc_reques
 REVOKE ALL ON FUNCTION app_hidden.oauth_revoke_on_deactivation() FROM PUBLIC;
 
 --
--- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[]) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_save_client(client_id text, registration text, client_name text, client_uri text, redirect_uris text[], cache_seconds integer) TO svc_request;
 
 --
 -- Name: TABLE offerings; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -18521,6 +19013,18 @@ REVOKE ALL ON FUNCTION app_private.build_sequence_message(organization_id uuid, 
 REVOKE ALL ON FUNCTION app_private.cancel_channel_enrollments(organization_id uuid, contact_ids uuid[], channel text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION chat_inbound(cv app_public.conversations, body text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.chat_inbound(cv app_public.conversations, body text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION chat_session_conversation(widget_id uuid, conversation_id uuid, token_hash text, lock boolean); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.chat_session_conversation(widget_id uuid, conversation_id uuid, token_hash text, lock boolean) FROM PUBLIC;
+
+--
 -- Name: FUNCTION check_contact_exits(organization_id uuid, contact_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -18543,6 +19047,12 @@ REVOKE ALL ON FUNCTION app_private.conversation_ai_context(organization_id uuid,
 --
 
 REVOKE ALL ON FUNCTION app_private.conversation_ai_due(cv app_public.conversations, message_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION conversation_ai_interaction(cv app_public.conversations, status text, since timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.conversation_ai_interaction(cv app_public.conversations, status text, since timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: FUNCTION conversation_ai_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[]); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -18795,6 +19305,12 @@ REVOKE ALL ON FUNCTION app_private.tg_contacts__sequence_exits() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_contacts__stage_changed_at() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_conversations__ai_interaction_ends(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_conversations__ai_interaction_ends() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_email_suppressions__sequences(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -19466,6 +19982,14 @@ GRANT SELECT ON TABLE app_public.calendars TO svc_analyst;
 GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_request;
 GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_worker;
 GRANT SELECT ON TABLE app_public.call_transcript_lines TO svc_analyst;
+
+--
+-- Name: TABLE chat_widgets; Type: ACL; Schema: app_public; Owner: svc_owner
+--
+
+GRANT SELECT ON TABLE app_public.chat_widgets TO svc_request;
+GRANT SELECT ON TABLE app_public.chat_widgets TO svc_worker;
+GRANT SELECT ON TABLE app_public.chat_widgets TO svc_analyst;
 
 --
 -- Name: TABLE contact_locations; Type: ACL; Schema: app_public; Owner: svc_owner

@@ -13,6 +13,7 @@ import { platformCrontab, platformTasks } from '../workers/index.ts';
 import { AREAS } from './areas.ts';
 import { loadConfig } from './config.ts';
 import { tasksOf, type TaskDeps } from './registry/area.ts';
+import { sendQueriesWhole } from './db/request.ts';
 import { createTransports, type Transports } from './delivery/index.ts';
 import { log } from './log.ts';
 
@@ -43,6 +44,7 @@ export async function startWorker(connectionString: string, transports: Transpor
   const pgPool = new pg.Pool({ connectionString, max: 10 });
   pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
   pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
+  pgPool.on('connect', sendQueriesWhole);
   let runner: Runner;
   try {
     runner = await run({

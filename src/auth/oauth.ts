@@ -19,6 +19,16 @@ export const oauthAccessHash = (resource: string, token: string): Buffer =>
 /** The RFC 9728 path-suffixed address of the MCP endpoint's protected resource metadata. */
 export const resourceMetadataUrl = (baseUrl: string) => `${baseUrl}/.well-known/oauth-protected-resource/api/v1/mcp`;
 
-/** The MCP endpoint's 401 challenge (RFC 9728 5.1, MCP "Protected Resource Metadata Discovery"). */
-export const mcpChallenge = (baseUrl: string) =>
-  `Bearer resource_metadata="${resourceMetadataUrl(baseUrl)}", scope="${ALL_SCOPES.join(' ')}"`;
+/**
+ * The MCP endpoint's challenge (RFC 9728 5.1, MCP "Protected Resource Metadata Discovery" and
+ * "Scope Challenge Handling"): on a 401 without a credential, where the metadata is and every
+ * scope; with `invalid_token` when a bearer credential was sent and refused (RFC 6750 3.1); on a
+ * 403 `insufficient_scope`, the scope the call needs, so that the client can ask for it (step-up).
+ */
+export function mcpChallenge(baseUrl: string, refusal?: { error: 'invalid_token' } | { error: 'insufficient_scope'; scope: string }): string {
+  const metadata = `resource_metadata="${resourceMetadataUrl(baseUrl)}"`;
+  const all = `scope="${ALL_SCOPES.join(' ')}"`;
+  if (!refusal) return `Bearer ${metadata}, ${all}`;
+  if (refusal.error === 'invalid_token') return `Bearer ${metadata}, ${all}, error="invalid_token", error_description="The credential is invalid, expired or revoked"`;
+  return `Bearer ${metadata}, scope="${refusal.scope}", error="insufficient_scope", error_description="This call needs the ${refusal.scope} scope"`;
+}

@@ -12,4 +12,14 @@ export const broadcasts: Area = {
   operations: broadcastOperations,
   tasks: (deps) => ({ broadcast_fire: broadcastFire, broadcast_run: broadcastRun(deps) }),
   crontab: [broadcastFireCron],
+  graphql: {
+    // what sequences_get_schedule shows, runs included. Not a schedule's recurrence anchor, nor a
+    // run's progress bookkeeping (in_flight, progress_at, claimed_through).
+    tables: {
+      broadcast_schedules: ['organization_id', 'sequence_id', 'schedule_kind', 'send_at', 'rrule', 'timezone', 'ends_on', 'status',
+        'next_fire_at', 'created_at', 'updated_at'],
+      broadcast_runs: ['organization_id', 'id', 'sequence_id', 'fire_at', 'status', 'started_at', 'finished_at', 'recipients', 'sent',
+        'skipped', 'failed', 'unknown', 'cancelled'],
+    },
+  },
 };

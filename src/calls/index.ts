@@ -10,4 +10,15 @@ export const calls: Area = {
   operations: readOperations,
   fixture: callsFixture,
   pages: webhookPages,
+  graphql: {
+    // what calls_get shows (staff_profile_id is its team_member_id, from_number and to_number its
+    // from and to; a transcript line's position is its place in the transcript). Not the voice
+    // platform's call id (external_id).
+    tables: {
+      calls: ['organization_id', 'id', 'contact_id', 'location_id', 'staff_profile_id', 'direction', 'status', 'from_number',
+        'to_number', 'started_at', 'duration_seconds', 'summary', 'created_at'],
+      call_transcript_lines: ['organization_id', 'call_id', 'position', 'speaker', 'text'],
+    },
+    groupBy: ['direction', 'status'],
+  },
 };

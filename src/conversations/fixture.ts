@@ -1,6 +1,7 @@
 // The conversations' part of the tenant fixture (operator-cli.md): `contacts[].conversations`
-// with their messages, added to the contacts' entries. A contact with conversations needs a
-// ref (the contacts part records ids by ref).
+// with their messages, added to the contacts' entries (a contact with conversations needs a
+// ref: the contacts part records ids by ref), and `chat_widgets`, the web chat widgets of the
+// organization's sites (src/conversations/chat.ts).
 import { z } from 'zod';
 import { FixtureError, instant, ref, type FixtureSection } from '../admin/fixture.ts';
 
@@ -23,17 +24,39 @@ const ConversationEntry = z.strictObject({
   messages: z.array(MessageEntry).default([]),
 });
 
+const ChatWidgetEntry = {
+  ref: ref.optional(),
+  name: z.string().min(1).max(200),
+  location_ref: ref.optional(),
+  // sites: http or https (an opaque origin, "null", would admit any sandboxed page)
+  allowed_origins: z.array(z.url({ protocol: /^https?$/ }).max(200)).max(50).default([]),
+  greeting: z.string().min(1).max(1000).optional(),
+};
+
 type Part = {
+  chat_widgets: z.output<z.ZodObject<typeof ChatWidgetEntry>>[];
   organization: { default_sms_number?: string | null; sending_email_domain?: string | null };
   contacts: { ref?: string; conversations: z.output<typeof ConversationEntry>[] }[];
 };
 
 export const conversationsFixture: FixtureSection = {
-  keys: {},
+  keys: { chat_widgets: { list: ChatWidgetEntry } },
   extend: { contacts: { conversations: z.array(ConversationEntry).default([]) } },
+  // the demo organization's website chat, at its downtown location
+  demo: { chat_widgets: [{ ref: 'website_chat', name: 'Website chat', location_ref: 'downtown', allowed_origins: ['http://localhost:8080'],
+    greeting: 'Hi! Ask us about opening hours or booking.' }] },
   async apply(ctx, fixture) {
     const f = fixture as Part;
     const org = ctx.organizationId;
+    for (const [i, w] of f.chat_widgets.entries()) {
+      const where = `chat_widgets[${i}]`;
+      const [row] = await ctx.q<{ id: string }>(
+        `insert into app_public.chat_widgets (organization_id, location_id, name, allowed_origins, greeting)
+         values ($1, $2, $3, $4, $5) returning id`,
+        [org, w.location_ref ? ctx.resolve('location', w.location_ref, `${where}.location_ref`) : null, w.name,
+          w.allowed_origins.map((o) => new URL(o).origin), w.greeting ?? null]);
+      ctx.remember('chat_widget', w.ref, row!.id, where);
+    }
     for (const [i, contact] of f.contacts.entries()) {
       if (!contact.conversations.length) continue;
       if (contact.ref === undefined) throw new FixtureError(`contacts[${i}]: a contact with conversations needs a ref`);

@@ -2,6 +2,7 @@
 // that answers them, and the person who can take over. docs/conversations.md describes it.
 import type { Area } from '../registry/area.ts';
 import { conversationAiReply } from './ai_reply.ts';
+import { chatPages } from './chat.ts';
 import { conversationsFixture } from './fixture.ts';
 import { conversationsGet, conversationsList } from './reads.ts';
 import { conversationsHold, conversationsReply, conversationsResume, conversationsSendSms } from './writes.ts';
@@ -12,4 +13,17 @@ export const conversations: Area = {
   operations: [conversationsList, conversationsSendSms, conversationsGet, conversationsReply, conversationsHold, conversationsResume],
   tasks: (deps) => ({ conversation_ai_reply: conversationAiReply(deps) }),
   fixture: conversationsFixture,
+  // web chat from the organization's sites (no key: the widget's id, then the visitor's token)
+  pages: chatPages,
+  graphql: {
+    // what conversations_get shows (its contact's id as contact_id; a message's channel is its
+    // conversation's). Not a message's provider id; chat widgets and visitor tokens not at all.
+    tables: {
+      conversations: ['organization_id', 'id', 'contact_id', 'location_id', 'channel', 'business_address', 'subject', 'ai_held',
+        'held_at', 'last_message_at', 'created_at', 'updated_at'],
+      conversation_messages: ['organization_id', 'id', 'conversation_id', 'channel', 'direction', 'author', 'author_person_id',
+        'body', 'subject', 'status', 'error', 'created_at'],
+    },
+    groupBy: ['channel', 'conversation_id'],
+  },
 };

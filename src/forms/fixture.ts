@@ -27,6 +27,8 @@ const FormEntry = {
   location_ref: ref.optional(),
   // sites: http or https (an opaque origin, "null", would admit any sandboxed page)
   allowed_origins: z.array(z.url({ protocol: /^https?$/ }).max(200)).max(50).default([]),
+  // where a browser's plain HTML post goes after it (303); absent: the endpoint's thank-you page
+  redirect_url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
   fields: z.array(Field).max(100).default([]),
   submissions: z.array(SubmissionEntry).default([]),
 };
@@ -47,9 +49,10 @@ export const formsFixture: FixtureSection = {
     for (const [i, f] of (fixture as Part).forms.entries()) {
       const where = `forms[${i}]`;
       const [form] = await ctx.q<{ id: string }>(
-        `insert into app_public.forms (organization_id, location_id, name, allowed_origins) values ($1, $2, $3, $4) returning id`,
+        `insert into app_public.forms (organization_id, location_id, name, allowed_origins, redirect_url)
+         values ($1, $2, $3, $4, $5) returning id`,
         [org, f.location_ref ? ctx.resolve('location', f.location_ref, `${where}.location_ref`) : null, f.name,
-          f.allowed_origins.map((o) => new URL(o).origin)]);
+          f.allowed_origins.map((o) => new URL(o).origin), f.redirect_url ?? null]);
       const formId = form!.id;
       ctx.remember('form', f.ref, formId, where);
       const keys = new Set<string>();

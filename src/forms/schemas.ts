@@ -20,6 +20,7 @@ export const Form = z.object({
   name: z.string(),
   location_id: uuid.nullable().describe('The form\'s location; null: the whole organization'),
   allowed_origins: z.array(z.string()).describe('Sites whose pages may post to the form from a browser (CORS)'),
+  redirect_url: z.string().nullable().describe('Where a browser\'s plain HTML post is sent after a submission (303); null: a thank-you page'),
   fields: z.array(FormField),
   created_at: timestamp,
   updated_at: timestamp,

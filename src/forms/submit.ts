@@ -20,7 +20,10 @@ export const MAX_LINKS = 2;
 export interface PublicForm {
   id: string;
   organization_id: string;
+  name: string;
   allowed_origins: string[];
+  /** Where a browser's plain HTML post goes after it (303); null: the thank-you page. */
+  redirect_url: string | null;
   fields: { key: string; label: string; type: (typeof FIELD_TYPES)[number]; required: boolean; options: string[] | null }[];
 }
 

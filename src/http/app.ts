@@ -56,7 +56,13 @@ function rateLimited(limiter: RateLimiter | undefined, route: string, weight: (r
 
 function sendError(req: Request, res: Response, err: ApiError) {
   // the MCP endpoint's challenge names its protected resource metadata (OAuth discovery)
-  if (err.statusCode === 401) res.set('WWW-Authenticate', req.path === MCP_PATH ? mcpChallenge(req.app.locals.baseUrl) : 'Bearer');
+  if (err.statusCode === 401) {
+    res.set('WWW-Authenticate', req.path !== MCP_PATH ? 'Bearer'
+      : mcpChallenge(req.app.locals.baseUrl, req.get('authorization') ? { error: 'invalid_token' } : undefined));
+  }
+  if (err.statusCode === 403 && err.code === 'insufficient_scope' && req.path === MCP_PATH && typeof err.extra.required === 'string') {
+    res.set('WWW-Authenticate', mcpChallenge(req.app.locals.baseUrl, { error: 'insufficient_scope', scope: err.extra.required }));
+  }
   if (typeof err.extra.retry_after === 'number') res.set('Retry-After', String(err.extra.retry_after));
   res.status(err.statusCode).json(envelope(err, req.originalUrl.split('?')[0]!));
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
 import { bearerKey, credentialHash } from '../auth/keys.ts';
+import { ACCESS_TOKEN_PATTERN } from '../auth/oauth.ts';
 import { runStatement } from '../db/request.ts';
 import { sql } from '../db/sql.ts';
 import { ApiError, envelope, notFound, toApiError, unauthorized } from '../platform/errors.ts';
@@ -143,7 +144,22 @@ function jsonRpcError(res: Response, code: number, message: string): void {
   res.status(400).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
+/**
+ * The scope a lone tools/call needs and the credential lacks, when that is why the tool is not
+ * callable; null otherwise (a batch, another method, an unknown tool, a refusal of the role).
+ */
+function missingScope(json: unknown, byName: ReadonlyMap<string, AnyOperation>, callable: ReadonlySet<string>, scopes: readonly string[]): string | null {
+  const message = json as { method?: unknown; params?: { name?: unknown } } | null;
+  if (!message || typeof message !== 'object' || Array.isArray(message) || message.method !== 'tools/call') return null;
+  const name = message.params?.name;
+  const op = typeof name === 'string' ? byName.get(name) : undefined;
+  if (!op || callable.has(op.operationId)) return null;
+  const { scope } = requirementOf(op);
+  return scope !== null && scope !== undefined && !scopes.includes(scope) ? scope : null;
+}
+
 export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[]) {
+  const byName = new Map(operations.map((op) => [op.operationId, op]));
   // Every operation's requirements, as app_hidden.authorize_mcp reads them; fixed with the registry.
   const requirements = JSON.stringify(operations.map((op) => {
     const { scope, memberAccess, managerPower } = requirementOf(op);
@@ -153,13 +169,19 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     const key = bearerKey(req.get('authorization'));
     if (!key) throw unauthorized();
     const { rows } = await runStatement(deps.pool, credentialHash(key, deps.config.baseUrl), { scope: null, memberAccess: 'open', managerPower: null },
-      sql`select app_hidden.authorize_mcp(${requirements}::jsonb) as tools`);
+      sql`select app_hidden.authorize_mcp(${requirements}::jsonb) as tools, app_hidden.current_scopes() as scopes`);
     const callable = new Set(rows[0]!.tools as string[]);
 
     const body = parsedBody(req);
     if (!body) return jsonRpcError(res, -32700, 'Parse error: the body is not JSON');
     if (Array.isArray(body.json) && body.json.length > MCP_BATCH_LIMIT) {
       return jsonRpcError(res, -32600, `Invalid Request: at most ${MCP_BATCH_LIMIT} messages in one batch`);
+    }
+    const missing = ACCESS_TOKEN_PATTERN.test(key) ? missingScope(body.json, byName, callable, rows[0]!.scopes as string[]) : null;
+    if (missing) {
+      // MCP "Runtime Insufficient Scope Errors": an OAuth client gets a 403 whose challenge names
+      // the scope, and may ask the person for it (API keys keep the tool result with isError)
+      throw new ApiError(403, 'insufficient_scope', `This credential lacks the ${missing} scope`, { required: missing });
     }
 
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });

@@ -22,7 +22,7 @@ export class OAuthError extends Error {
 
 // Schemes a browser or OS must never be sent an authorization code through.
 const UNSAFE_SCHEMES = new Set(['javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms']);
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * A redirect URI as OAuth 2.1 and RFC 8252 allow it: https, http on a loopback address (any
@@ -43,6 +43,10 @@ export function checkRedirectUri(value: unknown): string {
   }
   return value;
 }
+
+/** Whether every redirect URI of a client is http on a loopback address (the consent page warns: MCP, CIMD security). */
+export const onlyLoopbackRedirects = (uris: readonly string[]): boolean =>
+  uris.every((u) => { const url = new URL(u); return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname); });
 
 /** Whether a requested redirect URI is one registered: exactly, but any port for http loopback ones. */
 export function redirectMatches(registered: readonly string[], requested: string): boolean {
@@ -65,6 +69,8 @@ export interface Client {
   client_uri: string | null;
   redirect_uris: string[];
   fetched_age_s: number | null;
+  /** How long a fetched metadata document may be used (its Cache-Control within our bounds); null for a registered client. */
+  cache_seconds: number | null;
 }
 
 const text = (v: unknown, max: number, name: string): string | null => {
@@ -73,10 +79,20 @@ const text = (v: unknown, max: number, name: string): string | null => {
   return v;
 };
 
-/** The metadata fields we keep, checked as RFC 7591 reads them (public clients: no secret). */
-function clientMetadata(body: unknown): { client_name: string | null; client_uri: string | null; redirect_uris: string[] } {
+/**
+ * The metadata fields we keep, checked as RFC 7591 reads them (public clients: no secret). A
+ * client ID metadata document must also name the client (MCP: client_id, client_name and
+ * redirect_uris are required) and carry no shared secret (CIMD draft section 4).
+ */
+function clientMetadata(body: unknown, document = false): { client_name: string | null; client_uri: string | null; redirect_uris: string[] } {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError(400, 'invalid_client_metadata', 'The client metadata must be a JSON object');
   const m = body as Record<string, unknown>;
+  if (document && (m.client_secret !== undefined || m.client_secret_expires_at !== undefined)) {
+    throw new OAuthError(400, 'invalid_client_metadata', 'A client metadata document carries no client_secret');
+  }
+  if (document && (typeof m.client_name !== 'string' || m.client_name.trim() === '')) {
+    throw new OAuthError(400, 'invalid_client_metadata', 'A client metadata document must have a client_name');
+  }
   if (!Array.isArray(m.redirect_uris) || m.redirect_uris.length < 1 || m.redirect_uris.length > 20) {
     throw new OAuthError(400, 'invalid_redirect_uri', 'redirect_uris must list 1 to 20 redirect URIs');
   }
@@ -97,9 +113,10 @@ function clientMetadata(body: unknown): { client_name: string | null; client_uri
   return { client_name: text(m.client_name, 200, 'client_name'), client_uri, redirect_uris };
 }
 
-async function saveClient(pool: pg.Pool, clientId: string, registration: Client['registration'], m: ReturnType<typeof clientMetadata>) {
-  await publicStatement(pool, 'select app_hidden.oauth_save_client($1, $2, $3, $4, $5::text[])',
-    [clientId, registration, m.client_name, m.client_uri, m.redirect_uris]);
+async function saveClient(pool: pg.Pool, clientId: string, registration: Client['registration'], m: ReturnType<typeof clientMetadata>,
+  cacheSeconds: number | null = null) {
+  await publicStatement(pool, 'select app_hidden.oauth_save_client($1, $2, $3, $4, $5::text[], $6::int)',
+    [clientId, registration, m.client_name, m.client_uri, m.redirect_uris, cacheSeconds]);
 }
 
 /** RFC 7591 registration of a public client: the answer (201) is the registered metadata. */
@@ -121,10 +138,31 @@ export async function registerClient(pool: pg.Pool, body: unknown): Promise<Reco
 
 // --- client ID metadata documents ---------------------------------------------------------
 
-/** A fetched document is used for this long before it is fetched again. */
+/**
+ * How long a fetched document is used before it is fetched again: what its Cache-Control
+ * (max-age; no-store or no-cache: not reused) or Expires says (RFC 9111), at most a day; an hour
+ * when it says nothing.
+ */
 export const METADATA_CACHE_SECONDS = 3600;
-export const METADATA_MAX_BYTES = 64 * 1024;
+export const METADATA_CACHE_MAX_SECONDS = 24 * 3600;
+/** The CIMD draft's recommended limit (section 6.6). */
+export const METADATA_MAX_BYTES = 5 * 1024;
 export const METADATA_TIMEOUT_MS = 5000;
+
+/** The cache lifetime of a document from its response headers, within our bounds. */
+export function cacheSeconds(headers: { 'cache-control'?: string; expires?: string; date?: string }): number {
+  const directives = (headers['cache-control'] ?? '').toLowerCase().split(',').map((d) => d.trim());
+  if (directives.some((d) => d === 'no-store' || d === 'no-cache')) return 0;
+  const maxAge = directives.map((d) => /^max-age=(\d+)$/.exec(d)?.[1]).find((v) => v !== undefined);
+  let seconds: number = METADATA_CACHE_SECONDS;
+  if (maxAge !== undefined) seconds = Number(maxAge);
+  else if (headers.expires !== undefined) {
+    const expires = Date.parse(headers.expires);
+    const now = headers.date !== undefined && !Number.isNaN(Date.parse(headers.date)) ? Date.parse(headers.date) : Date.now();
+    seconds = Number.isNaN(expires) ? 0 : Math.floor((expires - now) / 1000);
+  }
+  return Math.max(0, Math.min(METADATA_CACHE_MAX_SECONDS, seconds));
+}
 
 const PRIVATE = new BlockList();
 for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
@@ -150,7 +188,7 @@ export const isMetadataDocumentId = (clientId: string) => /^https?:\/\/[^/]+\/./
  * connecting only to the address checked (no private address unless the origin is listed), no
  * redirects, at most METADATA_MAX_BYTES within METADATA_TIMEOUT_MS.
  */
-async function fetchDocument(url: URL, trusted: boolean): Promise<unknown> {
+async function fetchDocument(url: URL, trusted: boolean): Promise<{ doc: unknown; cacheSeconds: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true }).catch(() => []);
   if (addresses.length === 0) throw new OAuthError(400, 'invalid_client', `The client metadata document's host ${url.hostname} does not resolve`);
@@ -170,6 +208,12 @@ async function fetchDocument(url: URL, trusted: boolean): Promise<unknown> {
         : cb(null, pinned.address, pinned.family)),
     }, (res) => {
       if (res.statusCode !== 200) { res.resume(); return fail(`HTTP ${res.statusCode}`); }
+      // application/json, or a more specific application/…+json
+      const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+        res.resume();
+        return fail(`served as ${type || 'no content type'}, not application/json`);
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
@@ -177,7 +221,9 @@ async function fetchDocument(url: URL, trusted: boolean): Promise<unknown> {
         if (size > METADATA_MAX_BYTES) { req.destroy(); fail(`larger than ${METADATA_MAX_BYTES} bytes`); } else chunks.push(c);
       });
       res.on('end', () => {
-        try { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); } catch { fail('not JSON'); }
+        try {
+          resolve({ doc: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))), cacheSeconds: cacheSeconds(res.headers) });
+        } catch { fail('not JSON'); }
       });
       res.on('error', () => fail('the connection failed'));
     });
@@ -191,17 +237,22 @@ export async function resolveClient(pool: pg.Pool, config: Pick<Config, 'allowed
   if (clientId.length > 2000) throw new OAuthError(400, 'invalid_client', 'Unknown client_id');
   const [row] = await publicStatement<{ client: Client | null }>(pool, 'select app_hidden.oauth_client($1) as client', [clientId]);
   const known = row?.client ?? null;
-  if (known && (known.registration === 'dynamic' || (known.fetched_age_s ?? Infinity) < METADATA_CACHE_SECONDS)) return known;
+  if (known && (known.registration === 'dynamic' || (known.fetched_age_s ?? Infinity) < (known.cache_seconds ?? 0))) return known;
   if (!isMetadataDocumentId(clientId)) throw new OAuthError(400, 'invalid_client', 'Unknown client_id');
   const url = new URL(clientId);
   const trusted = config.allowedOrigins.includes(url.origin);
   if (url.protocol !== 'https:' && !trusted) throw new OAuthError(400, 'invalid_client', 'A client metadata document must be served over https');
-  if (url.hash || url.username || url.password) throw new OAuthError(400, 'invalid_client', 'A client_id URL carries no fragment or credentials');
-  const doc = await fetchDocument(url, trusted);
+  if (clientId.includes('#') || url.username || url.password) throw new OAuthError(400, 'invalid_client', 'A client_id URL carries no fragment or credentials');
+  // CIMD draft section 3: no single-dot or double-dot path segments (also percent-encoded)
+  const path = clientId.replace(/^https?:\/\/[^/]+/i, '').split('?')[0]!;
+  if (path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
+    throw new OAuthError(400, 'invalid_client', 'A client_id URL has no . or .. path segments');
+  }
+  const { doc, cacheSeconds: lifetime } = await fetchDocument(url, trusted);
   if (!doc || typeof doc !== 'object' || (doc as { client_id?: unknown }).client_id !== clientId) {
     throw new OAuthError(400, 'invalid_client', 'The client metadata document\'s client_id is not its own URL');
   }
-  const m = clientMetadata(doc);
-  await saveClient(pool, clientId, 'metadata_document', m);
-  return { client_id: clientId, registration: 'metadata_document', ...m, fetched_age_s: 0 };
+  const m = clientMetadata(doc, true);
+  await saveClient(pool, clientId, 'metadata_document', m, lifetime);
+  return { client_id: clientId, registration: 'metadata_document', ...m, fetched_age_s: 0, cache_seconds: lifetime };
 }

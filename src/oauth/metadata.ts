@@ -12,9 +12,27 @@ export const OAUTH_PATHS = {
   authorizationServer: '/.well-known/oauth-authorization-server',
 } as const;
 
-export function protectedResourceMetadata(baseUrl: string) {
+/**
+ * The resource a `resource` parameter (RFC 8707) names, when it names this service: its MCP
+ * endpoint, or the service as a whole (the identifier of the root-form metadata document); scheme
+ * and host in any case (MCP: servers SHOULD accept uppercase ones). Either way the answer is the
+ * one resource every grant and token is bound to; null for any other resource.
+ */
+export function canonicalResource(value: string, baseUrl: string): string | null {
+  if (value.includes('#')) return null;
+  let href: string;
+  try { href = new URL(value).href; } catch { return null; }
+  const ours = resourceOf(baseUrl);
+  return href === new URL(ours).href || href === new URL(baseUrl).href ? ours : null;
+}
+
+/**
+ * RFC 9728 metadata. Its `resource` is the identifier the well-known address was made from
+ * (section 3.3): the MCP endpoint at the path-suffixed address, the service itself at the root one.
+ */
+export function protectedResourceMetadata(baseUrl: string, root = false) {
   return {
-    resource: resourceOf(baseUrl),
+    resource: root ? baseUrl : resourceOf(baseUrl),
     authorization_servers: [baseUrl],
     scopes_supported: ALL_SCOPES,
     bearer_methods_supported: ['header'],

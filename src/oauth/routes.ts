@@ -10,8 +10,8 @@ import { publicStatement } from '../db/public.ts';
 import { readRawBody } from '../http/body.ts';
 import type { PageDeps, PublicPage } from '../registry/area.ts';
 import { ApiError } from '../platform/errors.ts';
-import { OAuthError, checkRedirectUri, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
-import { OAUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
+import { LOOPBACK_HOSTS, OAuthError, checkRedirectUri, onlyLoopbackRedirects, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
+import { OAUTH_PATHS, authorizationServerMetadata, canonicalResource, protectedResourceMetadata } from './metadata.ts';
 import { grantableScopes, type Person } from './scopes.ts';
 import { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS, newAccessToken, newCode, newRefreshToken, s256, sha256 } from './secrets.ts';
 import { oauthAccessHash, resourceOf } from '../auth/oauth.ts';
@@ -125,8 +125,9 @@ const authorizeGet = async (req: Request, res: Response, { pool, config, operati
     challenge = single(q, 'code_challenge') ?? '';
     if (!PKCE_VALUE.test(challenge)) return fail('invalid_request', 'code_challenge (PKCE) is required');
     if (single(q, 'code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
-    resource = single(q, 'resource') ?? resourceOf(config.baseUrl);
-    if (resource !== resourceOf(config.baseUrl)) return fail('invalid_target', `resource must be ${resourceOf(config.baseUrl)}`);
+    const named = canonicalResource(single(q, 'resource') ?? resourceOf(config.baseUrl), config.baseUrl);
+    if (named === null) return fail('invalid_target', `resource must be ${resourceOf(config.baseUrl)}`);
+    resource = named;
     requested = (single(q, 'scope') ?? Object.keys(SCOPES).join(' ')).split(' ').filter(Boolean);
   } catch (e) {
     if (!(e instanceof OAuthError)) throw e;
@@ -148,6 +149,9 @@ const authorizeGet = async (req: Request, res: Response, { pool, config, operati
 <p><strong>${esc(name)}</strong>${client.registration === 'metadata_document' ? ` (${esc(client.client_id)})` : ' (registered itself; not verified)'}
 wants to act for you in <strong>${esc(p.organization_name)}</strong>, with your current role and locations.</p>
 <p>After you approve, you will be sent to <strong>${esc(host)}</strong>.</p>
+${onlyLoopbackRedirects(client.redirect_uris) ? `<p class="error" data-warning="localhost"><strong>This app receives your approval on this computer
+(${esc(new URL(redirectUri).hostname)}) only.</strong> Any program running here could use this name: approve only if you started
+${esc(name)} yourself just now.</p>` : ''}
 <p>It asks for:</p><ul>${scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(SCOPES[s])}</li>`).join('')}</ul>
 <form method="post" action="${OAUTH_PATHS.authorize}">${csrfField(req, res, { pool, config })}
 <input type="hidden" name="request" value="${esc(row!.id)}">
@@ -190,7 +194,8 @@ const token = oauthEndpoint(async (req, res, { pool, config }) => {
   const grantType = single(form, 'grant_type', true);
   const clientId = single(form, 'client_id');
   if (!clientId) throw new OAuthError(401, 'invalid_client', 'client_id is required (public clients authenticate with none)');
-  const resource = single(form, 'resource') ?? resourceOf(config.baseUrl);
+  const resource = canonicalResource(single(form, 'resource') ?? resourceOf(config.baseUrl), config.baseUrl);
+  if (resource === null) throw new OAuthError(400, 'invalid_target', `resource must be ${resourceOf(config.baseUrl)}`);
   const access = newAccessToken();
   const refresh = newRefreshToken();
   const accessHash = oauthAccessHash(resourceOf(config.baseUrl), access);
@@ -198,7 +203,9 @@ const token = oauthEndpoint(async (req, res, { pool, config }) => {
   if (grantType === 'authorization_code') {
     const code = single(form, 'code', true)!;
     const verifier = single(form, 'code_verifier', true)!;
-    const redirectUri = single(form, 'redirect_uri', true)!;
+    // OAuth 2.1 (section 10.2) clients send no redirect_uri here, PKCE binding the code instead;
+    // when one is sent, it must be the authorization request's (NULL skips the comparison in SQL)
+    const redirectUri = single(form, 'redirect_uri') ?? null;
     if (!PKCE_VALUE.test(verifier)) throw new OAuthError(400, 'invalid_grant', 'code_verifier is not a PKCE verifier');
     const [row] = await publicStatement<{ r: typeof answer }>(pool,
       'select app_hidden.oauth_exchange_code($1, $2, $3, $4, $5, $6, $7, $8, $9) as r',
@@ -241,11 +248,34 @@ const json = (document: (baseUrl: string) => unknown) => async (_req: Request, r
   cors(res);
   res.json(document(config.baseUrl));
 };
+const rootResourceMetadata = (baseUrl: string) => protectedResourceMetadata(baseUrl, true);
 const preflight = async (_req: Request, res: Response) => { cors(res); res.status(204).end(); };
 
-export const OAUTH_PAGES: PublicPage[] = [
+/**
+ * Whether this service may act as an authorization server at its base URL: the MCP
+ * authorization specification and OAuth 2.1 (1.5) require HTTPS for every endpoint, and codes
+ * and tokens must not cross a network in clear. Plain http is accepted on a loopback host only
+ * (a developer's `npm start`, the tests). Behind a TLS-terminating proxy, SVC_BASE_URL is the
+ * public https URL and this holds.
+ */
+export function servesOAuth(baseUrl: string): boolean {
+  const url = new URL(baseUrl);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+}
+
+/** Every OAuth endpoint answers 404 while the base URL is plain http on a host other than loopback. */
+const overHttps = (page: PublicPage): PublicPage => ({
+  ...page,
+  handle: async (req, res, deps) => {
+    if (servesOAuth(deps.config.baseUrl)) return page.handle(req, res, deps);
+    res.status(404).set('Cache-Control', 'no-store').json({ error: 'invalid_request',
+      error_description: 'OAuth is served only over https: set SVC_BASE_URL to the service\'s https URL' });
+  },
+});
+
+export const OAUTH_PAGES: PublicPage[] = ([
   { method: 'GET', path: `${OAUTH_PATHS.protectedResource}/api/v1/mcp`, handle: json(protectedResourceMetadata) },
-  { method: 'GET', path: OAUTH_PATHS.protectedResource, handle: json(protectedResourceMetadata) },
+  { method: 'GET', path: OAUTH_PATHS.protectedResource, handle: json(rootResourceMetadata) },
   { method: 'GET', path: OAUTH_PATHS.authorizationServer, handle: json(authorizationServerMetadata) },
   { method: 'GET', path: OAUTH_PATHS.authorize, handle: authorizeGet },
   { method: 'POST', path: OAUTH_PATHS.authorize, handle: authorizePost },
@@ -253,4 +283,4 @@ export const OAUTH_PAGES: PublicPage[] = [
   { method: 'POST', path: OAUTH_PATHS.register, handle: register },
   ...[OAUTH_PATHS.token, OAUTH_PATHS.register, OAUTH_PATHS.authorizationServer, OAUTH_PATHS.protectedResource, `${OAUTH_PATHS.protectedResource}/api/v1/mcp`]
     .map((path) => ({ method: 'OPTIONS' as const, path, handle: preflight })),
-];
+] satisfies PublicPage[]).map(overHttps);

@@ -75,7 +75,7 @@ async function run(
   const ctx = (claims: Claims) => ({ input, claims, config: deps.config });
   const inTransaction = async (tx: Tx, claims: Claims) => {
     if (note) note.claims = claims;
-    return 'statement' in how ? how.shape(await tx.query(how.statement(input)), ctx(claims)) : how.handler(tx, ctx(claims));
+    return 'statement' in how ? how.shape(await tx.execute(how.statement(input)), ctx(claims)) : how.handler(tx, ctx(claims));
   };
 
   const idempotencyKey = op.idempotent ? input.idempotency_key : undefined;

@@ -13,4 +13,18 @@ export const sequences: Area = {
   crontab: engineCrontab,
   fixture: sequencesFixture,
   pages: enginePages,
+  graphql: {
+    // what sequences_get and sequences_get_enrollment show (a sequence's audience as audience_id).
+    // Not who created a sequence or when it was paused, an enrollment's entry event or run, or its
+    // events; send schedules are left out.
+    tables: {
+      sequences: ['organization_id', 'id', 'kind', 'name', 'location_id', 'send_schedule_id', 'audience_id', 'trigger', 'steps',
+        'edges', 'exit_conditions', 'status', 'created_at', 'updated_at'],
+      enrollments: ['organization_id', 'id', 'sequence_id', 'contact_id', 'status', 'current_step_index', 'current_step_key',
+        'next_step_due_at', 'next_run_at', 'paused_at', 'end_reason', 'source', 'created_at', 'updated_at'],
+      step_runs: ['organization_id', 'id', 'enrollment_id', 'step_key', 'step_type', 'status', 'message_id', 'reason', 'created_at',
+        'updated_at'],
+    },
+    groupBy: ['sequence_id', 'step_key', 'step_type', 'source'],
+  },
 };

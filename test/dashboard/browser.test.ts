@@ -3,14 +3,11 @@
 // outbox, create each kind of key and be refused the kinds the role may not create, revoke,
 // change a person. A failing step leaves a screenshot in .data/screenshots/.
 import test, { type ExecutionContext } from 'ava';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
-import { runJobs, sinkOnly } from '../helpers/messages.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { launchChromium } from './chromium.ts';
+import { inBrowser, launchChromium, outboxedLink } from './chromium.ts';
 
 let app: TestApp;
 let tenant: Applied;
@@ -24,35 +21,7 @@ test.after.always(async () => {
   await app?.close();
 });
 
-const SHOTS = join(process.cwd(), '.data', 'screenshots');
-
-/** Runs a browser test in a fresh context (JavaScript off); a screenshot of the page on failure. */
-async function inBrowser(t: ExecutionContext, fn: (page: Page, context: BrowserContext) => Promise<void>) {
-  const context = await browser.newContext({ javaScriptEnabled: false, baseURL: app.url });
-  const page = await context.newPage();
-  try {
-    await fn(page, context);
-  } catch (e) {
-    mkdirSync(SHOTS, { recursive: true });
-    const file = join(SHOTS, `${t.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}.png`);
-    await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-    t.log(`screenshot: ${file}`);
-    throw e;
-  } finally {
-    await context.close();
-  }
-}
-
-/** The link of the last sign-in email the sink delivered to `email` in the tenant's organization. */
-async function outboxedLink(email: string): Promise<string> {
-  await runJobs(app.db, sinkOnly);
-  const { rows } = await app.db.owner.query(
-    `select body from app_private.outbox where recipient = $1 and organization_id = $2 and meta->>'kind' = 'dashboard_sign_in'
-      order by created_at desc, id limit 1`, [email, tenant.organization_id]);
-  const m = /https?:\/\/\S+\/dashboard\/sign-in\/link\?token=[A-Za-z0-9_-]+/.exec(rows[0]?.body ?? '');
-  if (!m) throw new Error(`no sign-in link in the outbox for ${email}`);
-  return m[0];
-}
+const run = (t: ExecutionContext, fn: (page: Page, context: BrowserContext) => Promise<void>) => inBrowser(browser, t, fn, { baseURL: app.url });
 
 /** Visits `path` signed out, signs in from the outboxed link, and lands back on `path`. */
 async function signIn(page: Page, email: string, path = '/dashboard/keys') {
@@ -61,7 +30,7 @@ async function signIn(page: Page, email: string, path = '/dashboard/keys') {
   await page.click('button[type=submit]');
   await page.waitForSelector('text=a sign-in link is on its way');
   // the link names SVC_BASE_URL; the test's server listens on a port of its own
-  const link = new URL(await outboxedLink(email));
+  const link = new URL(await outboxedLink(app, email, tenant.organization_id));
   await page.goto(link.pathname + link.search);
   await page.click('button:has-text("Sign in")');
   await page.waitForURL((u) => u.pathname === path);
@@ -71,7 +40,7 @@ const newKey = async (page: Page) => (await page.textContent('#new-key'))!.trim(
 const me = (key: string) => app.request('GET', '/api/v1/me', { key });
 
 test.serial('an owner signs in from the outboxed link and creates each kind of key, each shown once', async (t) => {
-  await inBrowser(t, async (page) => {
+  await run(t, async (page) => {
     await signIn(page, 'olive@acme.example');
     t.truthy(await page.$('nav >> text=Sign out'));
     for (const kind of ['personal', 'organization', 'organization_role', 'location_limited'] as const) {
@@ -98,7 +67,7 @@ test.serial('an owner signs in from the outboxed link and creates each kind of k
 });
 
 test.serial('a member sees only the personal kind, and a forged form for another kind is refused', async (t) => {
-  await inBrowser(t, async (page, context) => {
+  await run(t, async (page, context) => {
     await signIn(page, 'sam@acme.example');
     t.truthy(await page.$('form[data-kind=personal]'));
     t.is(await page.$('form[data-kind=organization]'), null);
@@ -118,7 +87,7 @@ test.serial('a member sees only the personal kind, and a forged form for another
 });
 
 test.serial('a manager with the staff power is refused another location\'s key', async (t) => {
-  await inBrowser(t, async (page) => {
+  await run(t, async (page) => {
     await signIn(page, 'max@acme.example');
     t.is(await page.$('form[data-kind=organization]'), null);
     // only their own location is offered
@@ -133,7 +102,7 @@ test.serial('a manager with the staff power is refused another location\'s key',
 });
 
 test.serial('revoke: the key stops at its next request', async (t) => {
-  await inBrowser(t, async (page) => {
+  await run(t, async (page) => {
     await signIn(page, 'adam@acme.example');
     t.is((await me(tenant.keys.admin_org!)).status, 200);
     await page.click(`tr[data-key="${tenant.key_ids.admin_org}"] button:has-text("Revoke")`);
@@ -144,7 +113,7 @@ test.serial('revoke: the key stops at its next request', async (t) => {
 });
 
 test.serial('change a person: an admin turns a member\'s SMS and agent access off', async (t) => {
-  await inBrowser(t, async (page) => {
+  await run(t, async (page) => {
     await signIn(page, 'adam@acme.example', '/dashboard/people');
     const form = `form[data-person="${tenant.ids.staff}"]`;
     await page.uncheck(`${form} input[name=sms_enabled]`);

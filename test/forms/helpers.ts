@@ -30,7 +30,7 @@ export function withForms(base: Fixture): Fixture {
             submitted_at: '2026-11-18T10:00:00Z' },
           { ref: 's_odd', payload: { email: 'under_score%pct@example.com' }, submitted_at: '2026-11-17T10:00:00Z' },
         ] },
-      { ref: 'south_form', name: 'South contact', location_ref: 'south', fields: [{ key: 'email', type: 'email', required: true }],
+      { ref: 'south_form', name: 'South contact', location_ref: 'south', redirect_url: 'https://south.example/thanks?from=form', fields: [{ key: 'email', type: 'email', required: true }],
         submissions: [{ ref: 's_south', payload: { email: 'bob@example.com' }, contact_ref: 'bob' }] },
       { ref: 'org_form', name: 'Newsletter', fields: [{ key: 'email', type: 'email', required: true }] },
     ],

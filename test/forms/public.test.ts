@@ -235,3 +235,88 @@ test.serial('concurrent posts: one contact for one new email, and the rate holds
     where organization_id = $1 and client_address = '198.51.100.9' group by status order by status`, [tenant.organization_id]);
   t.deepEqual(counted, [{ status: 'accepted', n: 5 }, { status: 'spam', n: 5 }]);
 });
+
+// A browser's own post: urlencoded, Accept preferring HTML (what a browser sends for a <form>).
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const browserPost = (formId: string, fields: Record<string, string>, accept = BROWSER_ACCEPT) =>
+  fetch(`${app.url}/forms/${formId}/submissions`, { method: 'POST', redirect: 'manual', body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept, 'x-forwarded-for': nextAddress() } });
+
+test.serial('a browser\'s plain HTML post gets a thank-you page, or a 303 to the form\'s redirect_url', async (t) => {
+  const form = acme.ids.org_form!;
+  const res = await browserPost(form, { email: 'browser@example.com', _hp: '', _token: await tokenIssued(form, 8_000) });
+  t.is(res.status, 200);
+  t.regex(res.headers.get('content-type') ?? '', /^text\/html/);
+  const html = await res.text();
+  t.regex(html, /<h1>Thank you<\/h1>/);
+  t.regex(html, /Newsletter/, 'names the form');
+  t.like(await lastSubmission(form), { status: 'accepted', payload: { email: 'browser@example.com' } });
+  // spam gets the same page
+  const spam = await browserPost(form, { email: 'bot@example.com', _hp: 'filled', _token: await tokenIssued(form, 8_000) });
+  t.is(spam.status, 200);
+  t.regex(await spam.text(), /<h1>Thank you<\/h1>/);
+  t.like(await lastSubmission(form), { status: 'spam', spam_reason: 'honeypot' });
+  // a form with a redirect_url: 303 there, and the submission stored
+  const south = acme.ids.south_form!;
+  const redirected = await browserPost(south, { email: 'redirect@example.com', _token: await tokenIssued(south, 8_000) });
+  t.is(redirected.status, 303);
+  t.is(redirected.headers.get('location'), 'https://south.example/thanks?from=form');
+  t.like(await lastSubmission(south), { status: 'accepted', payload: { email: 'redirect@example.com' } });
+  // forms_get shows it
+  const shown = await app.request('GET', `/api/v1/forms/${south}`, { key: acme.keys.org });
+  t.is(shown.body.redirect_url, 'https://south.example/thanks?from=form');
+  t.is((await app.request('GET', `/api/v1/forms/${form}`, { key: acme.keys.org })).body.redirect_url, null);
+});
+
+test.serial('a browser\'s post that is refused gets an HTML page with the status, and nothing is stored', async (t) => {
+  const form = acme.ids.intake!;
+  const bad = await unchanged(t, app, org(), () => browserPost(form, { email: 'not an address', plan: 'platinum' }));
+  t.is(bad.status, 400);
+  t.regex(bad.headers.get('content-type') ?? '', /^text\/html/);
+  const html = await bad.text();
+  t.regex(html, /Please check the form/);
+  t.regex(html, /email: not a valid email address/);
+  t.regex(html, /plan: one of basic, gold/);
+  const missing = await browserPost('00000000-0000-4000-8000-000000000000', { email: 'a@example.com' });
+  t.is(missing.status, 404);
+  t.regex(await missing.text(), /Form not found/);
+  // markup in a value is escaped, never echoed as markup
+  const tag = await unchanged(t, app, org(), () => browserPost(form, { email: 'x@example.com', plan: '<script>alert(1)</script>' }));
+  t.is(tag.status, 400);
+  t.notRegex(await tag.text(), /<script>/);
+  // a JSON client (Accept */* or JSON) posting urlencoded keeps JSON answers
+  const json = await browserPost(form, { email: 'not an address' }, '*/*');
+  t.is(json.status, 400);
+  t.like(await json.json(), { error: 'bad_request' });
+  const ok = await browserPost(acme.ids.org_form!, { email: 'json-client@example.com', _token: await tokenIssued(acme.ids.org_form!, 8_000) },
+    'application/json');
+  t.is(ok.status, 201);
+  t.true(((await ok.json()) as { received: boolean }).received);
+});
+
+test.serial('a trigger or exit naming another organization\'s form or location, or one out of reach, is 404 with nothing written', async (t) => {
+  const other = await app.apply(formsFixture('Trigger Other Co'));
+  const key = acme.keys.org!;
+  const create = (body: Record<string, unknown>, k = key) => app.request('POST', '/api/v1/sequences', { key: k, body: { name: 'Refs', ...body } });
+  for (const body of [
+    { trigger: { type: 'form_submitted', form_id: other.ids.org_form } },
+    { trigger: { type: 'form_submitted', form_id: '00000000-0000-4000-8000-000000000000' } },
+    { trigger: { type: 'appointment_booked', location_id: other.ids.north } },
+    { trigger: { type: 'manual' }, exit_conditions: [{ type: 'appointment_booked', location_id: other.ids.north }] },
+  ]) {
+    const res = await unchanged(t, app, [org(), other.organization_id], () => create(body));
+    t.like(res, { status: 404, body: { error: 'not_found' } }, JSON.stringify(body));
+  }
+  // a manager at North with the sequences power: South's form is out of its reach (as another organization's)
+  await refusedWithoutWrites(t, app, org(), 404, 'not_found', () => create({ location_id: acme.ids.north,
+    trigger: { type: 'form_submitted', form_id: acme.ids.south_form } }, acme.keys.mgr_personal!));
+  // sequences_update checks the same, and changes nothing
+  const made = await create({ trigger: { type: 'form_submitted', form_id: acme.ids.org_form } });
+  t.is(made.status, 201, JSON.stringify(made.body).slice(0, 200));
+  await refusedWithoutWrites(t, app, org(), 404, 'not_found', () => app.request('PATCH', `/api/v1/sequences/${made.body.id}`,
+    { key, body: { trigger: { type: 'form_submitted', form_id: other.ids.intake } } }));
+  // the organization's own: accepted
+  t.is((await create({ trigger: { type: 'appointment_booked', location_id: acme.ids.south } })).status, 201);
+  t.is((await create({ location_id: acme.ids.north, trigger: { type: 'form_submitted', form_id: acme.ids.intake } },
+    acme.keys.mgr_personal!)).status, 201);
+});

@@ -17,12 +17,12 @@ test('the MCP endpoint\'s 401 names the resource metadata and the scopes', async
   t.is((await app.request('GET', '/api/v1/me')).headers.get('www-authenticate'), 'Bearer');
 });
 
-test('protected resource metadata at the path-suffixed and the root address', async (t) => {
-  for (const path of ['/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-protected-resource']) {
-    const res = await fetch(app.url + path);
+test('protected resource metadata at the path-suffixed and the root address, each naming the identifier it was made from', async (t) => {
+  for (const [path, resource] of [['/.well-known/oauth-protected-resource/api/v1/mcp', `${app.url}/api/v1/mcp`], ['/.well-known/oauth-protected-resource', app.url]]) {
+    const res = await fetch(app.url + path!);
     t.is(res.status, 200);
     t.deepEqual(await res.json(), {
-      resource: `${app.url}/api/v1/mcp`, authorization_servers: [app.url], scopes_supported: ALL_SCOPES,
+      resource, authorization_servers: [app.url], scopes_supported: ALL_SCOPES,
       bearer_methods_supported: ['header'], resource_name: 'Receptionist, CRM and follow-up (MCP)',
     });
   }
@@ -42,4 +42,21 @@ test('authorization server metadata', async (t) => {
     token_endpoint_auth_methods_supported: ['none'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
   });
+});
+
+test('over plain http on a host other than loopback, every OAuth endpoint answers 404 and registers nothing', async (t) => {
+  const { app: plain } = await startOAuthApp({ SVC_BASE_URL: 'http://crm.example.com' });
+  try {
+    for (const [method, path] of [['GET', '/.well-known/oauth-protected-resource/api/v1/mcp'], ['GET', '/.well-known/oauth-protected-resource'],
+      ['GET', '/.well-known/oauth-authorization-server'], ['GET', '/oauth/authorize'], ['POST', '/oauth/token'], ['POST', '/oauth/register']] as const) {
+      const res = await fetch(plain.url + path, { method, headers: { 'content-type': 'application/json' },
+        body: method === 'POST' ? JSON.stringify({ client_name: 'x', redirect_uris: ['http://127.0.0.1:1/cb'] }) : undefined });
+      t.is(res.status, 404, path);
+      t.regex(((await res.json()) as { error_description: string }).error_description, /https/, path);
+    }
+    const { rows } = await plain.db.owner.query('select count(*)::int as n from app_private.oauth_clients');
+    t.is(rows[0].n, 0);
+  } finally {
+    await plain.close();
+  }
 });

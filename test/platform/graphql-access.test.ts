@@ -15,7 +15,10 @@ import { exposureOf } from '../../src/graphql/exposed.ts';
 import { createInternalGraphql, type InternalGraphql } from '../../src/graphql/internal.ts';
 import { OPERATION_LIMITS } from '../../src/graphql/limits.ts';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
+import { existsSync } from 'node:fs';
 import { contactsFixture } from '../contacts/helpers.ts';
+import type { Fixture } from '../helpers/fixtures.ts';
+import type { MalformedInput } from '../helpers/fuzz.ts';
 import { asKey } from '../helpers/sql.ts';
 import { AREAS } from '../../src/areas.ts';
 
@@ -23,9 +26,23 @@ const EXPOSED = exposureOf(AREAS.flatMap((a) => (a.graphql ? [a.graphql.tables] 
 
 const READ_SCOPES = ALL_SCOPES.filter((s) => s.endsWith(':read'));
 
-/** The contacts suites' tenant (every credential kind of acmeFixture and more), with a few kinds added. */
+/** Each area's part of the malformed-input suite (test/<area>/helpers.ts): its records in a tenant. */
+const PARTS: MalformedInput[] = [];
+for (const area of AREAS) {
+  const helpers = new URL(`../${area.name}/helpers.ts`, import.meta.url);
+  const part = existsSync(helpers) ? ((await import(helpers.href)) as { malformedInput?: MalformedInput }).malformedInput : undefined;
+  if (part && area.name !== 'contacts') PARTS.push(part);
+}
+
+/**
+ * The contacts suites' tenant (every credential kind of acmeFixture and more), with a few kinds
+ * added, and every area's records (so that no exposed table is empty).
+ */
 function accessFixture(name: string) {
-  const base = contactsFixture(name);
+  // the areas' parts bring their own dee and eve, and a London contact with phil's phone
+  const contacts = contactsFixture(name);
+  let base = { ...contacts, contacts: contacts.contacts.filter((c) => !['dee', 'eve', 'phil'].includes(c.ref)) } as unknown as Fixture;
+  for (const part of PARTS) base = part.fixture?.(base) ?? base;
   return {
     ...base,
     api_keys: [
@@ -65,6 +82,15 @@ const EXPECTED: Record<string, Expected> = {
   own_personal: role,
   south_mgr: role,
   north_mgr_nopower: role,
+  // the areas' parts
+  north_seq_mgr: role,
+  south_seq_mgr: role,
+  nia_personal: role,
+  ora_personal: role,
+  north_appt_mgr: role,
+  london_member: role,
+  appt_reader: { status: 403, error: 'insufficient_scope', required: 'contacts:read' },
+  leaver_key: allowed, // an organization key whose creator left: reads go on
 };
 const ALLOWED = Object.keys(EXPECTED).filter((ref) => EXPECTED[ref]!.status === 200);
 
@@ -80,10 +106,20 @@ const PROBE = `{
 let app: TestApp;
 let gql: InternalGraphql;
 let a: Applied;
+let another: Applied;
 test.before(async () => {
   ({ app, tenant: a } = await startWithTenant(accessFixture('GraphQL access'),
     { mount: async (deps) => (gql = await createInternalGraphql(deps)).mount }));
-  await app.apply(accessFixture('Another organization'));
+  another = await app.apply(accessFixture('Another organization'));
+  for (const part of PARTS) {
+    await part.setup?.(app, a);
+    await part.setup?.(app, another);
+  }
+  // a step the engine ran for an enrollment of each organization (running the engine is the sequences suites' part)
+  await app.db.owner.query(`insert into app_public.step_runs (organization_id, enrollment_id, step_key, step_type, status, reason)
+    select distinct on (e.organization_id) e.organization_id, e.id, 'graphql_probe', 'wait', 'waited', 'probe'
+      from app_public.enrollments e where e.organization_id = any($1) order by e.organization_id, e.created_at, e.id`,
+  [[a.organization_id, another.organization_id]]);
   // what the fixture cannot make: a note written by a person, and audiences with members
   const key = a.keys.owner_personal;
   expect(201, await app.request('POST', `/api/v1/contacts/${a.ids.bob}/notes`, { key, body: { body: 'Called back' } }));
@@ -192,7 +228,7 @@ test('the schema has the exposed tables and nothing else: no people, no function
   t.deepEqual(query.filter((f) => /^all[A-Z]/.test(f)).sort(), Object.keys(EXPOSED).map(connectionOf).sort());
   const { rows: tables } = await app.db.owner.query(`select tablename from pg_tables where schemaname = 'app_public'`);
   const hidden = (tables as { tablename: string }[]).map((r) => r.tablename).filter((n) => !Object.hasOwn(EXPOSED, n));
-  t.true(['people', 'person_locations', 'role_agent_access', 'staff_profiles', 'custom_fields', 'locations'].every((n) => hidden.includes(n)));
+  t.true(['people', 'person_locations', 'role_agent_access', 'staff_profiles', 'custom_fields', 'chat_widgets'].every((n) => hidden.includes(n)));
   for (const table of hidden) t.false(query.includes(connectionOf(table)), table);
   // every table type is a Node: as many as there are exposed tables (and Query)
   const nodes = Object.values(s.getTypeMap()).filter((x) => isObjectType(x) && x.getInterfaces().some((i) => i.name === 'Node'));
@@ -202,7 +238,7 @@ test('the schema has the exposed tables and nothing else: no people, no function
     join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'app_public'`);
   t.true(functions.length >= 20);
   for (const { proname } of functions as { proname: string }[]) t.false(query.includes(camel(proname)), proname);
-  for (const name of ['contactsListNotes', 'audiencesListMembers', 'contactsSearch', 'contactsGet', 'allPeople', 'allLocations']) {
+  for (const name of ['contactsListNotes', 'audiencesListMembers', 'contactsSearch', 'contactsGet', 'allPeople', 'allChatWidgets']) {
     t.false(query.includes(name), name);
   }
 });
@@ -370,6 +406,96 @@ const MIRRORS: Record<string, Mirror> = {
       return members.some((m) => m.id === row.contactId) ? { audience_id: row.audienceId, contact_id: row.contactId } : undefined;
     },
   },
+  calls: {
+    view: (row, rest) => rest.get(`/api/v1/calls/${row.rowId}`),
+    renamed: { staffProfileId: 'team_member_id', fromNumber: 'from', toNumber: 'to' },
+  },
+  call_transcript_lines: {
+    // a line's position is its place in calls_get's transcript
+    async view(row, rest) {
+      const line = (await rest.get(`/api/v1/calls/${row.callId}`))?.transcript[row.position as number];
+      return line && { call_id: row.callId, position: row.position, ...line };
+    },
+  },
+  forms: {
+    view: (row, rest) => rest.get(`/api/v1/forms/${row.rowId}`),
+  },
+  form_fields: {
+    // a field's position is its place in forms_get's fields
+    async view(row, rest) {
+      const field = (await rest.get(`/api/v1/forms/${row.formId}`))?.fields[row.position as number];
+      return field && field.key === row.key ? { form_id: row.formId, position: row.position, ...field } : undefined;
+    },
+  },
+  form_submissions: {
+    async view(row, rest) {
+      return (await rest.pages(`/api/v1/forms/${row.formId}/submissions`)).find((x) => x.id === row.rowId);
+    },
+  },
+  conversations: {
+    async view(row, rest) {
+      const conversation = await rest.get(`/api/v1/conversations/${row.rowId}`);
+      return conversation && { ...conversation, contact_id: conversation.contact.id };
+    },
+  },
+  appointments: {
+    view: (row, rest) => rest.get(`/api/v1/appointments/${row.rowId}`),
+    renamed: { staffProfileId: 'team_member_id', startsAt: 'start_time', endsAt: 'end_time' },
+  },
+  locations: {
+    async view(row, rest) {
+      return (await rest.pages('/api/v1/locations')).find((x) => x.id === row.rowId);
+    },
+  },
+  calendars: {
+    async view(row, rest) {
+      return (await rest.pages('/api/v1/calendars')).find((x) => x.id === row.rowId);
+    },
+  },
+  territories: {
+    async view(row, rest) {
+      return (await rest.pages('/api/v1/territories')).find((x) => x.id === row.rowId);
+    },
+  },
+  sequences: {
+    async view(row, rest) {
+      const sequence = await rest.get(`/api/v1/sequences/${row.rowId}`);
+      return sequence && { ...sequence, audience_id: sequence.audience?.id ?? null };
+    },
+  },
+  enrollments: {
+    view: (row, rest) => rest.get(`/api/v1/sequences/${row.sequenceId}/enrollments/${row.rowId}`),
+  },
+  step_runs: {
+    // REST lists an enrollment's step runs without their ids: the run of that step started then
+    async view(row, rest, rows) {
+      const enrollment = rows.enrollments!.find((e) => e.rowId === row.enrollmentId);
+      const shown = enrollment && await rest.get(`/api/v1/sequences/${enrollment.sequenceId}/enrollments/${enrollment.rowId}`);
+      const run = shown?.step_runs.find((r: Row) => r.step_key === row.stepKey && comparable(r.created_at) === comparable(row.createdAt));
+      return run && { id: row.rowId, enrollment_id: row.enrollmentId, ...run };
+    },
+  },
+  broadcast_schedules: {
+    async view(row, rest) {
+      const schedule = await rest.get(`/api/v1/sequences/${row.sequenceId}/schedule`);
+      return schedule && { ...schedule, runs: undefined };
+    },
+  },
+  broadcast_runs: {
+    async view(row, rest) {
+      const schedule = await rest.get(`/api/v1/sequences/${row.sequenceId}/schedule?page=1&limit=100`);
+      const run = schedule?.runs.find((r: Row) => r.id === row.rowId);
+      return run && { ...run, sequence_id: row.sequenceId };
+    },
+  },
+  conversation_messages: {
+    // a message's channel is its conversation's
+    async view(row, rest) {
+      const conversation = await rest.get(`/api/v1/conversations/${row.conversationId}`);
+      const message = conversation?.messages.find((m: { id: string }) => m.id === row.rowId);
+      return message && { ...message, channel: conversation.channel };
+    },
+  },
 };
 
 test('every exposed table has a REST mirror', (t) => {
@@ -379,19 +505,28 @@ test('every exposed table has a REST mirror', (t) => {
 test('for every credential it takes, GraphQL shows no row and no field that REST does not', async (t) => {
   const s = await schema();
   const tables = Object.keys(EXPOSED).filter((table) => MIRRORS[table]);
-  const query = `{ ${tables.map((table) => `${table}: ${connectionOf(table)}(first: ${OPERATION_LIMITS.pageSize}) {
-    totalCount nodes { ${leafFields(nodeType(s, table)).join(' ')} } }`).join('\n')} }`;
+  // as many operations as the limit of top-level fields asks
+  const queries: string[] = [];
+  for (let i = 0; i < tables.length; i += OPERATION_LIMITS.rootFields) {
+    queries.push(`{ ${tables.slice(i, i + OPERATION_LIMITS.rootFields).map((table) => `${table}: ${connectionOf(table)}(first: ${
+      OPERATION_LIMITS.pageSize}) { totalCount nodes { ${leafFields(nodeType(s, table)).join(' ')} } }`).join('\n')} }`);
+  }
   for (const ref of ALLOWED) {
     const key = a.keys[ref]!;
-    const res = await post(key, query);
-    t.is(res.status, 200, ref);
-    t.is(res.body.errors, undefined, ref);
-    const rows: Record<string, Row[]> = Object.fromEntries(tables.map((table) => [table, res.body.data[table].nodes]));
+    const data: Record<string, { totalCount: number; nodes: Row[] }> = {};
+    for (const query of queries) {
+      const res = await post(key, query);
+      t.is(res.status, 200, ref);
+      t.is(res.body.errors, undefined, ref);
+      Object.assign(data, res.body.data);
+    }
+    const res = { body: { data } };
+    const rows: Record<string, Row[]> = Object.fromEntries(tables.map((table) => [table, data[table]!.nodes]));
     const rest = restFor(key);
     const { organization } = await rest.get('/api/v1/me');
     const failures: string[] = [];
     for (const table of tables) {
-      const { totalCount, nodes } = res.body.data[table];
+      const { totalCount, nodes } = res.body.data[table]!;
       t.is(nodes.length, totalCount, `${ref}: every row of ${table} in one page`);
       t.true(nodes.length > 0, `${table}: the fixture leaves no exposed table empty`);
       const mirror = MIRRORS[table]!;
@@ -422,4 +557,60 @@ test('for every credential it takes, GraphQL shows no row and no field that REST
     }
     t.deepEqual(failures, [], ref);
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The tables of appointments, sequences, broadcasts, calls, forms and conversations
+// ---------------------------------------------------------------------------------------------
+
+const AREA_TABLES: Record<string, string[]> = {
+  appointments: ['appointments', 'locations', 'calendars', 'territories'],
+  sequences: ['sequences', 'enrollments', 'step_runs'],
+  broadcasts: ['broadcast_schedules', 'broadcast_runs'],
+  calls: ['calls', 'call_transcript_lines'],
+  forms: ['forms', 'form_fields', 'form_submissions'],
+  conversations: ['conversations', 'conversation_messages'],
+};
+
+test('each area\'s tables: a query answers every row of the caller\'s organization and none of another\'s', async (t) => {
+  for (const table of Object.values(AREA_TABLES).flat()) {
+    const { rows } = await app.db.owner.query(`select organization_id::text as org, count(*)::int as n from app_public.${table}
+      where organization_id = any($1) group by 1`, [[a.organization_id, another.organization_id]]);
+    const counts = Object.fromEntries(rows.map((r) => [r.org, r.n]));
+    for (const tenant of [a, another]) {
+      t.true((counts[tenant.organization_id] ?? 0) > 0, `${table}: rows in both organizations`);
+      const res = await post(tenant.keys.org!, `{ ${connectionOf(table)}(first: 1000) { totalCount nodes { organizationId } } }`);
+      t.is(res.status, 200, table);
+      const { totalCount, nodes } = res.body.data[connectionOf(table)];
+      t.is(totalCount, counts[tenant.organization_id], `${table}: every row of the organization`);
+      t.true(nodes.every((n: { organizationId: string }) => n.organizationId === tenant.organization_id), `${table}: only its own`);
+    }
+  }
+});
+
+test('secrets and bookkeeping stay out: provider ids, addresses, hashes, who booked, progress; chat widgets and sessions', async (t) => {
+  const s = await schema();
+  const forbidden: Record<string, string[]> = {
+    calls: ['externalId'],
+    form_submissions: ['emailKey', 'clientAddress', 'createdAt'],
+    conversation_messages: ['providerMessageId'],
+    appointments: ['createdBy', 'createdByCredential', 'source', 'during', 'cancelledAt'],
+    locations: ['smsNumber', 'createdAt'],
+    sequences: ['createdBy', 'pausedAt'],
+    enrollments: ['entryEvent', 'runId'],
+    broadcast_schedules: ['anchor'],
+    broadcast_runs: ['inFlight', 'progressAt', 'claimedThrough'],
+  };
+  for (const [table, fields] of Object.entries(forbidden)) {
+    const shown = Object.keys(nodeType(s, table).getFields());
+    for (const field of fields) t.false(shown.includes(field), `${table}.${field}`);
+    const res = await post(a.keys.org!, `{ ${connectionOf(table)}(first: 1) { nodes { ${fields[0]} } } }`);
+    t.is(res.status, 400, table);
+  }
+  const query = Object.keys(s.getQueryType()!.getFields());
+  for (const name of ['allChatWidgets', 'allChatSessions', 'allFormSecrets', 'allOfferings', 'allEnrollmentEvents', 'allSendSchedules']) {
+    t.false(query.includes(name), name);
+  }
+  const types = Object.keys(s.getTypeMap());
+  t.false(types.some((n) => /ChatWidget|ChatSession|FormSecret|TokenHash/.test(n)), types.filter((n) => /Chat|Secret|Token/.test(n)).join());
 });

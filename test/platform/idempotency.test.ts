@@ -120,9 +120,11 @@ test('when the store is unreachable the call is 503 and does not run', async (t)
   }
 });
 
-test('a first call whose commit went unanswered makes the key answer idempotency_outcome_unknown', async (t) => {
-  // A pool whose connection "drops" at commit: the transaction is rolled back, the caller
-  // hears nothing back.
+/**
+ * A pool whose connections "drop" at commit: the server either rolls the transaction back
+ * (`committed: false`) or commits it, and the caller hears nothing back either way.
+ */
+function droppingAtCommit(committed: boolean) {
   const pool = new pg.Pool({ connectionString: app.db.loginUrl, max: 2 });
   const lossy = Object.create(pool) as pg.Pool;
   lossy.connect = (async () => {
@@ -130,24 +132,35 @@ test('a first call whose commit went unanswered makes the key answer idempotency
     const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
     (client as unknown as { query: unknown }).query = async (...args: unknown[]) => {
       if (args[0] === 'commit') {
-        await query('rollback');
+        await query(committed ? 'commit' : 'rollback');
         throw new Error('connection lost');
       }
       return query(...args);
     };
     return client;
   }) as typeof pool.connect;
-  const req = { scope: 'contacts:write', memberAccess: 'deny', managerPower: 'contacts' };
-  const write = async (tx: import('../../src/db/request.ts').Tx) =>
-    tx.query(sql`select app_hidden.queue_message('sms', '+15550001011', null, 'x')`);
-  const input = { to: '+15550001011', idempotency_key: 'k-unknown' };
-  await t.throwsAsync(runIdempotent(lossy, hashKey(acme.keys.org!), req, 'probe_queue', input, 'k-unknown', now, 201, write),
-    { instanceOf: CommitOutcomeUnknown });
-  await pool.end();
-  const res = await queue(acme.keys.org, input);
-  t.is(res.status, 409);
-  t.is(res.body.error, 'idempotency_outcome_unknown');
-});
+  return { lossy, end: () => pool.end() };
+}
+
+for (const committed of [false, true]) {
+  test(`a first call whose commit went unanswered (${committed ? 'committed' : 'rolled back'}): the retry ${committed ? 'gets its answer' : 'runs it'}, once`, async (t) => {
+    const to = committed ? '+15550001015' : '+15550001011';
+    const { lossy, end } = droppingAtCommit(committed);
+    const req = { scope: 'contacts:write', memberAccess: 'deny', managerPower: 'contacts' };
+    const write = async (tx: import('../../src/db/request.ts').Tx) => {
+      await tx.query(sql`select app_hidden.queue_message('sms', ${to}::text, null, 'x')`);
+      return { queued: to };
+    };
+    const input = { to, idempotency_key: `k-unanswered-${committed}` };
+    await t.throwsAsync(runIdempotent(lossy, hashKey(acme.keys.org!), req, 'probe_queue', input, input.idempotency_key, now, 201, write),
+      { instanceOf: CommitOutcomeUnknown });
+    await end();
+    const res = await queue(acme.keys.org, input);
+    t.is(res.status, 201);
+    if (committed) t.deepEqual(res.body, { queued: to }, 'the answer the first call committed');
+    t.is(await messages(to), 1);
+  });
+}
 
 /** Whether some connection holds the advisory lock of this credential's call with this key. */
 const lockHeld = async (credentialId: string, key: string) => (await app.db.owner.query(`select count(*)::int as n from pg_locks l

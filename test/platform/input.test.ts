@@ -213,7 +213,7 @@ test.serial('more than one Authorization header is the 401 of an invalid key: ev
         const res = await withAuthorizations(method, path, keys, body);
         t.is(res.status, 401, `${method} ${path}`);
         // the MCP endpoint's challenge also names where its OAuth metadata is (src/oauth/)
-        if (path === '/api/v1/mcp') t.regex(String(res.headers['www-authenticate']), /^Bearer resource_metadata="[^"]+", scope="[^"]+"$/);
+        if (path === '/api/v1/mcp') t.regex(String(res.headers['www-authenticate']), /^Bearer resource_metadata="[^"]+", scope="[^"]+", error="invalid_token", error_description="[^"]+"$/);
         else t.is(res.headers['www-authenticate'], 'Bearer');
         t.like(res.body, { statusCode: 401, error: 'unauthorized', message: UNAUTHORIZED_MESSAGE });
       }
