@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 100-webhooks.sql, 101-webhooks-dashboard.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 300-sequences-batch-steps.sql, 310-broadcasts-batch-claim.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
--- migrations sha256:84681749656cb368057c7a6041e1c0b5bb76785fd2253d4af9ec2d2a1efa55e3
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 100-webhooks.sql, 101-webhooks-dashboard.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 300-sequences-batch-steps.sql, 310-broadcasts-batch-claim.sql, 500-ops-metrics.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
+-- migrations sha256:55d6b4f136e4b9d59c930ca590745dc91cd37a446f3226d20257b81c08786455
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -5583,6 +5583,53 @@ ALTER FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange)
 --
 
 COMMENT ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) IS 'Each opening of weekly hours (wall times in the zone, 24:00 = midnight after) on the days `within` touches, as an absolute range.';
+
+--
+-- Name: ops_job_counts(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.ops_job_counts() RETURNS TABLE(task text, state text, n bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  return query
+  select t.identifier,
+         case when j.locked_at is not null then 'running'
+              when j.attempts >= j.max_attempts then 'failed'
+              else 'queued' end,
+         count(*)
+    from graphile_worker._private_jobs j
+    join graphile_worker._private_tasks t on t.id = j.task_id
+   group by 1, 2;
+end $$;
+
+ALTER FUNCTION app_hidden.ops_job_counts() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION ops_job_counts(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.ops_job_counts() IS 'Background jobs by task and state (queued, running, failed), for /metrics.';
+
+--
+-- Name: ops_message_counts(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.ops_message_counts() RETURNS TABLE(channel text, status text, n bigint)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select m.channel, m.status, count(*) from app_private.outgoing_messages m group by 1, 2
+$$;
+
+ALTER FUNCTION app_hidden.ops_message_counts() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION ops_message_counts(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.ops_message_counts() IS 'Outgoing messages by channel and status, every organization (for /metrics).';
 
 --
 -- Name: page_error(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -19360,6 +19407,20 @@ GRANT ALL ON FUNCTION app_hidden.opening_multirange(hours jsonb, tz text, within
 REVOKE ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.opening_ranges(hours jsonb, tz text, within tstzrange) TO svc_worker;
+
+--
+-- Name: FUNCTION ops_job_counts(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.ops_job_counts() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.ops_job_counts() TO svc_worker;
+
+--
+-- Name: FUNCTION ops_message_counts(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.ops_message_counts() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.ops_message_counts() TO svc_worker;
 
 --
 -- Name: FUNCTION page_error(param text, message text); Type: ACL; Schema: app_hidden; Owner: svc_owner

@@ -10,6 +10,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return n;
 }
 
+function share(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`${name} must be a number from 0 to 1, got "${raw}"`);
+  return n;
+}
+
 function trustProxy(raw: string | undefined): boolean | number | string {
   if (!raw || raw === 'false') return false;
   if (raw === 'true') return true;
@@ -76,6 +84,10 @@ export interface Config {
   webhooksAllowPrivate: boolean;
   /** The first retry delay of a webhook delivery; each next one doubles (docs/webhooks.md). */
   webhooksRetryBaseMs: number;
+  /** The bearer token /metrics asks for (SVC_METRICS_TOKEN); undefined: metrics off, /metrics answers 404. */
+  metricsToken: string | undefined;
+  /** The share of requests that write an access log line (SVC_ACCESS_LOG_SAMPLE, 0 to 1). */
+  accessLogSample: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -99,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts: [...new Set([...localHosts, base.hostname, ...extraHosts.map((h) => hostEntry(h).hostname)])],
     localHosts,
     allowedOrigins: [...new Set([base.origin, ...extraHosts.flatMap((h) => [originAs('http', h), originAs('https', h)])])],
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: env.SVC_LOG_LEVEL || env.LOG_LEVEL || 'info',
     internalGraphql: onOff(env, 'SVC_INTERNAL_GRAPHQL', true),
     // half the cores, so that expensive calls leave the other half to everything else
     heavyConnections: int(env, 'SVC_HEAVY_CONNECTIONS', Math.max(1, Math.floor(availableParallelism() / 2))),
@@ -107,5 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heavyPerOrganization: int(env, 'SVC_HEAVY_PER_ORGANIZATION', 4),
     webhooksAllowPrivate: flag(env, 'SVC_WEBHOOKS_ALLOW_PRIVATE'),
     webhooksRetryBaseMs: int(env, 'SVC_WEBHOOKS_RETRY_BASE_MS', 30_000),
+    metricsToken: env.SVC_METRICS_TOKEN || undefined,
+    accessLogSample: share(env, 'SVC_ACCESS_LOG_SAMPLE', 1),
   };
 }

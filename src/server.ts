@@ -8,7 +8,7 @@ import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createRequestPool } from './db/request.ts';
-import { createApp } from './http/app.ts';
+import { createApp, metricsOf } from './http/app.ts';
 import { ApiError, badRequest, envelope } from './platform/errors.ts';
 import { createInternalGraphql } from './graphql/internal.ts';
 import { RateLimiter, postgresWindowStore } from './http/rate-limit.ts';
@@ -87,7 +87,11 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : config.baseUrl;
   let runner: Runner | undefined;
-  if (transports) runner = await startWorker(db.ownerUrl, transports, config.baseUrl);
+  if (transports) {
+    const worker = await startWorker(db.ownerUrl, transports, config.baseUrl);
+    metricsOf(app)?.addPool('worker', worker.pgPool);
+    runner = worker;
+  }
   log.info({ url, worker: opts.worker }, 'serving');
 
   let stopping: Promise<void> | undefined;

@@ -36,7 +36,7 @@ export const crontab = [...platformCrontab, ...AREAS.flatMap((a) => a.crontab ??
 
 /** Starts the workers; `transports` (from createTransports, which validates the settings) default to the environment's. */
 export async function startWorker(connectionString: string, transports: Transports = createTransports(loadConfig()),
-  baseUrl?: string): Promise<Runner> {
+  baseUrl?: string): Promise<Runner & { pgPool: pg.Pool }> {
   const taskList = allTasks({ transports, baseUrl });
   // Our own pool, so that stop() resolves only once every worker connection is closed: the pool
   // graphile-worker makes is ended without waiting, and a connection still closing when the
@@ -62,7 +62,7 @@ export async function startWorker(connectionString: string, transports: Transpor
       await pgPool.end();
     }
   };
-  return { ...runner, stop, [Symbol.asyncDispose]: () => stop() };
+  return { ...runner, pgPool, stop, [Symbol.asyncDispose]: () => stop() };
 }
 
 /**

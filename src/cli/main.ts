@@ -21,6 +21,7 @@ import { describeSeed, seedDemo } from '../seed/demo.ts';
 import { inboundEmail, inboundSms } from '../conversations/inbound.ts';
 import { adminDelivery } from '../delivery/admin.ts';
 import { addWebhook, listWebhooks, removeWebhook } from '../webhooks/subscriptions.ts';
+import { doctor, formatFinding } from '../ops/doctor.ts';
 
 class UsageError extends Error {}
 
@@ -35,6 +36,7 @@ const USAGE = `usage: svc <command>
   worker                             run the background workers alone
   migrate                            bring the database schema up to date
   openapi                            print the OpenAPI document
+  doctor [--all]                     check the database, migrations, roles, transports and base URL; one line per problem
   admin apply FILE|-                 create a tenant from a fixture
   admin key revoke --id KEY_ID
   admin user update --id USER_ID [--role R] [--active true|false] [--agent-access on|off] [--sms on|off] [--powers a,b] [--locations id,id]
@@ -253,6 +255,16 @@ async function main(argv: string[]): Promise<void> {
     case 'openapi': {
       args(rest);
       print(openApiDocument(operationsOf(AREAS), loadConfig().baseUrl));
+      return;
+    }
+    case 'doctor': {
+      const { values } = args(rest, { all: { type: 'boolean' } });
+      const findings = await doctor();
+      const problems = findings.filter((f) => !f.ok);
+      for (const f of values.all ? findings : problems) process.stdout.write(`${formatFinding(f)}\n`);
+      if (!problems.length) process.stdout.write(`svc doctor: all ${findings.length} checks passed\n`);
+      // exit once the output is written, with 1 when anything is wrong
+      process.exitCode = problems.length ? 1 : 0;
       return;
     }
     case 'admin':

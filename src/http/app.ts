@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authorizationHeaderCount, bearerKey } from '../auth/keys.ts';
-import { log } from '../log.ts';
+import { log, type Logger } from '../log.ts';
 import type { AnyOperation } from '../registry/operation.ts';
 import type { PublicPage } from '../registry/area.ts';
 import { openApiDocument } from '../registry/openapi.ts';
@@ -14,6 +14,9 @@ import type { RateLimiter } from './rate-limit.ts';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { MCP_PATH, mcpHandler, mcpMessageCount, originCheck } from '../mcp/endpoint.ts';
 import { mcpChallenge } from '../auth/oauth.ts';
+import { nameRequest, observeRequests, type RequestNote } from '../ops/access-log.ts';
+import { createMetrics, metricsEndpoint, type Metrics } from '../ops/metrics.ts';
+import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from '../ops/docs-page.ts';
 
 export interface AppDeps extends ExecuteDeps {
   operations: readonly AnyOperation[];
@@ -23,7 +26,12 @@ export interface AppDeps extends ExecuteDeps {
   pages?: readonly PublicPage[];
   /** Further routes (internal endpoints), mounted before the 404 handler. */
   mount?: (app: express.Express) => void;
+  /** Where access log lines go (the service's log by default). */
+  accessLog?: Logger;
 }
+
+/** The app's metrics when SVC_METRICS_TOKEN turned them on (a process adds its other pools to them). */
+export const metricsOf = (app: express.Express): Metrics | undefined => app.locals.metrics;
 
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
@@ -39,6 +47,7 @@ function rateLimited(limiter: RateLimiter | undefined, route: string, weight: (r
     res.setHeader('RateLimit-Remaining', String(v.remaining));
     res.setHeader('RateLimit-Reset', String(v.reset));
     if (v.allowed) return next();
+    (req.app.locals.metrics as Metrics | undefined)?.refused(route);
     res.setHeader('Retry-After', String(v.reset));
     sendError(req, res, new ApiError(429, 'rate_limited',
       `Over the limit of ${v.limit} requests per 60 seconds on this route; retry after ${v.reset} s`));
@@ -65,23 +74,25 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.set('trust proxy', deps.config.trustProxy);
+  const metrics = deps.config.metricsToken ? createMetrics({ stats: deps.pool }) : undefined;
+  metrics?.addPool('request', deps.pool);
+  if (deps.heavy) metrics?.addPool('heavy', deps.heavy.pool);
+  app.locals.metrics = metrics;
+  const observe = observeRequests({ metrics, log: deps.accessLog ?? log, sample: deps.config.accessLogSample });
 
   app.use((req, res, next) => {
     const id = (req.get('x-request-id') || '').slice(0, 100) || randomUUID();
     res.set('X-Request-Id', id);
     res.locals.requestId = id;
-    if (log.isLevelEnabled('debug')) {
-      const started = process.hrtime.bigint();
-      res.on('finish', () => {
-        log.debug({ requestId: id, method: req.method, url: req.originalUrl, status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
-      });
-    }
     next();
   });
+  if (observe) app.use(observe);
 
-  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
-  app.get('/readyz', async (_req, res) => {
+  if (metrics) {
+    app.get('/metrics', nameRequest('metrics'), metricsEndpoint(metrics, deps.config.metricsToken!, (req, res) => sendError(req, res, unauthorized())));
+  }
+  app.get('/healthz', nameRequest('healthz'), (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/readyz', nameRequest('readyz'), async (_req, res) => {
     try {
       await deps.pool.query('select 1');
       res.json({ status: 'ready' });
@@ -95,17 +106,20 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((req, res, next) => (authorizationHeaderCount(req.rawHeaders) > 1 ? sendError(req, res, unauthorized()) : next()));
 
   const document = openApiDocument(deps.operations, deps.config.baseUrl);
-  app.get('/api/v1/docs-json', rateLimited(deps.limiter, 'GET /api/v1/docs-json'), (_req, res) => { res.json(document); });
+  app.get('/api/v1/docs-json', nameRequest('docs_json'), rateLimited(deps.limiter, 'GET /api/v1/docs-json'), (_req, res) => { res.json(document); });
+  app.get(DOCS_PATH, nameRequest('docs'), rateLimited(deps.limiter, `GET ${DOCS_PATH}`), docsPage(deps.config.baseUrl));
+  app.get(DOCS_SCRIPT_PATH, nameRequest('docs'), rateLimited(deps.limiter, `GET ${DOCS_SCRIPT_PATH}`), docsScript);
 
   // Bodies are read raw and parsed per operation, after the key is checked; operations
   // without a body schema ignore whatever was sent.
   const raw = express.raw({ type: () => true, limit: '1mb' });
   for (const op of deps.operations) {
     const method = op.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    const handlers = [rateLimited(deps.limiter, `${op.method} ${op.path}`), ...(op.body ? [raw] : [])];
+    const handlers = [nameRequest(op.operationId, op.path), rateLimited(deps.limiter, `${op.method} ${op.path}`), ...(op.body ? [raw] : [])];
     app[method](expressPath(op.path), ...handlers, async (req: Request, res: Response) => {
       const { status, body } = await execute(deps, op, bearerKey(req.get('authorization')),
-        () => validateInput(op, { params: req.params, query: readQuery(req.query), body: readJsonBody(op, req.body) }));
+        () => validateInput(op, { params: req.params, query: readQuery(req.query), body: readJsonBody(op, req.body) }),
+        res.locals as RequestNote);
       res.status(status).json(body);
     });
   }
@@ -113,21 +127,21 @@ export function createApp(deps: AppDeps): express.Express {
   // MCP: DNS-rebinding protection (the SDK's Host check, and Origin when a browser sends one)
   // before anything else; GET and DELETE have no meaning in stateless mode.
   // The body is read first so that each message of a JSON-RPC batch counts against the limit.
-  app.post(MCP_PATH, raw, rateLimited(deps.limiter, `POST ${MCP_PATH}`, mcpMessageCount), hostHeaderValidation(deps.config.allowedHosts),
+  app.post(MCP_PATH, nameRequest('mcp_request', MCP_PATH), raw, rateLimited(deps.limiter, `POST ${MCP_PATH}`, mcpMessageCount), hostHeaderValidation(deps.config.allowedHosts),
     originCheck(deps.config), mcpHandler(deps, deps.operations));
-  app.all(MCP_PATH, (req, res) => {
+  app.all(MCP_PATH, nameRequest('mcp_request', MCP_PATH), (req, res) => {
     res.set('Allow', 'POST');
     sendError(req, res, new ApiError(405, 'method_not_allowed', 'The MCP endpoint is stateless: only POST is served'));
   });
 
   for (const page of deps.pages ?? []) {
     const method = page.method.toLowerCase() as 'get' | 'post' | 'options';
-    app[method](page.path, rateLimited(deps.limiter, `${page.method} ${page.path}`), (req, res, next) => {
+    app[method](page.path, nameRequest(`${page.method} ${page.path}`, page.path), rateLimited(deps.limiter, `${page.method} ${page.path}`), (req, res, next) => {
       page.handle(req, res, { pool: deps.pool, config: deps.config, operations: deps.operations }).catch(next);
     });
   }
 
-  app.use('/internal', rateLimited(deps.limiter, 'internal'));
+  app.use('/internal', nameRequest('internal'), rateLimited(deps.limiter, 'internal'));
   deps.mount?.(app);
 
   app.use(rateLimited(deps.limiter, 'unmatched'), (req: Request, res: Response) => sendError(req, res, notFound('Route')));

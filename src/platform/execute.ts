@@ -30,6 +30,8 @@ export async function execute(
   op: AnyOperation,
   key: string | undefined,
   readInput: () => Record<string, unknown>,
+  /** Receives the credential's claims once they are known (the access log's organization and credential). */
+  note?: { claims?: Claims },
 ): Promise<Answer> {
   if (!key) throw unauthorized();
   const keyHash = credentialHash(key, deps.config.baseUrl);
@@ -41,9 +43,10 @@ export async function execute(
       // Authorized and validated on the request pool, so that only calls that may run queue
       // for the lane.
       const { claims } = await runStatement(deps.pool, keyHash, requirement, undefined);
+      if (note) note.claims = claims;
       const input = readInput();
       ticket.organization(claims);
-      return await run(deps, lane.pool, op, keyHash, requirement, input);
+      return await run(deps, lane.pool, op, keyHash, requirement, input, note);
     } finally {
       ticket.end();
     }
@@ -55,7 +58,7 @@ export async function execute(
     if (e instanceof ApiError) await runStatement(deps.pool, keyHash, requirement, undefined);
     throw e;
   }
-  return run(deps, deps.pool, op, keyHash, requirement, input);
+  return run(deps, deps.pool, op, keyHash, requirement, input, note);
 }
 
 async function run(
@@ -65,12 +68,15 @@ async function run(
   keyHash: Buffer,
   requirement: Requirement,
   input: Record<string, unknown>,
+  note: { claims?: Claims } | undefined,
 ): Promise<Answer> {
   const status = op.successStatus ?? 200;
   const how = op.run;
   const ctx = (claims: Claims) => ({ input, claims, config: deps.config });
-  const inTransaction = async (tx: Tx, claims: Claims) =>
-    'statement' in how ? how.shape(await tx.execute(how.statement(input)), ctx(claims)) : how.handler(tx, ctx(claims));
+  const inTransaction = async (tx: Tx, claims: Claims) => {
+    if (note) note.claims = claims;
+    return 'statement' in how ? how.shape(await tx.execute(how.statement(input)), ctx(claims)) : how.handler(tx, ctx(claims));
+  };
 
   const idempotencyKey = op.idempotent ? input.idempotency_key : undefined;
   if (typeof idempotencyKey === 'string') {
@@ -79,6 +85,7 @@ async function run(
   }
   if ('statement' in how) {
     const { claims, rows } = await runStatement(pool, keyHash, requirement, how.statement(input));
+    if (note) note.claims = claims;
     return { status, body: how.shape(rows, ctx(claims)) };
   }
   return { status, body: await runTransaction(pool, keyHash, requirement, inTransaction) };

@@ -124,6 +124,7 @@ export function openApiDocument(ops: readonly AnyOperation[], baseUrl: string) {
       description:
         'AI receptionist, CRM and follow-up service for small businesses. Every operation is also an MCP tool of the same name. ' +
         'An operation absent from this document is not live.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: baseUrl }],
     paths,

@@ -26,7 +26,7 @@ for (const file of [...sources('src'), ...sources('workers')]) {
 }
 
 const SHARED = ['src/platform/', 'src/registry/', 'src/http/', 'src/mcp/', 'src/graphql/', 'src/db/', 'src/auth/',
-  'src/delivery/', 'src/admin/', 'workers/', 'src/config.ts', 'src/log.ts'];
+  'src/delivery/', 'src/admin/', 'src/ops/', 'workers/', 'src/config.ts', 'src/log.ts'];
 // src/delivery/ is both: the transports every area sends through, and an area with the providers' webhooks
 const areaFolders = AREAS.map((a) => `src/${a.name}/`).filter((f) => !SHARED.includes(f));
 const ROOTS = ['src/server.ts', 'src/worker.ts', 'src/cli/', 'src/seed/', 'src/areas.ts'];
@@ -43,8 +43,8 @@ test('every area has its folder in src/ and in test/', (t) => {
   t.is(new Set(AREAS.map((a) => a.name)).size, AREAS.length, 'area names are unique');
 });
 
-test('every suite is in an area\'s folder of test/ or in test/platform/', (t) => {
-  const folders = [...AREAS.map((a) => `test/${a.name}/`), 'test/platform/'];
+test('every suite is in an area\'s folder of test/, in test/platform/ or in test/ops/', (t) => {
+  const folders = [...AREAS.map((a) => `test/${a.name}/`), 'test/platform/', 'test/ops/'];
   const suites = (readdirSync(join(root, 'test'), { recursive: true }) as string[])
     .filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
   t.true(suites.length > 0);
