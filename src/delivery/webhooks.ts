@@ -11,7 +11,7 @@
 //                                 (MessageSid, MessageStatus)
 import type { Request } from 'express';
 import { z } from 'zod';
-import { publicStatement } from '../db/public.ts';
+import { publicCall } from '../db/public.ts';
 import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';
@@ -84,7 +84,7 @@ export const webhookPages: PublicPage[] = [{
     const parsed = InboundSms.safeParse(await verifiedForm(req));
     if (!parsed.success) throw fromZod(parsed.error, 'body');
     const { MessageSid, From, To, Body } = parsed.data;
-    await publicStatement(pool, 'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, true) as result', [To, From, Body, MessageSid]);
+    await publicCall(pool, 'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, true) as result', [To, From, Body, MessageSid]);
     // the answer (a keyword's, the AI's) leaves through our own queue, not this response
     res.status(200).type('text/xml').send(emptyTwiml);
   },
@@ -97,7 +97,7 @@ export const webhookPages: PublicPage[] = [{
     const { MessageSid, MessageStatus, ErrorCode, ErrorMessage } = parsed.data;
     const type = STATUS[MessageStatus]!;
     const reason = ErrorCode ? `${ErrorCode}${ErrorMessage ? `: ${ErrorMessage}` : ''}` : undefined;
-    const [row] = await publicStatement<{ result: Record<string, unknown> }>(pool,
+    const [row] = await publicCall<{ result: Record<string, unknown> }>(pool,
       'select app_hidden.delivery_record_event($1, null, $2, $3, $4::jsonb) as result',
       [MessageSid, `twilio:${MessageSid}:${MessageStatus}`, type,
         JSON.stringify({ status: MessageStatus, ...(ErrorCode ? { error_code: ErrorCode } : {}), ...(reason ? { reason } : {}) })]);
