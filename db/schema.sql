@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (none) leave.
--- migrations sha256:6f7f4652ec334afba02a67d1306a383650035a5c0c72463c60bfddd50fd96a74
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (410-delivery-sms-help.sql) leave.
+-- migrations sha256:edb0366fb6b55cbf7cd6da29a727f0b5943e580bd69948ae8d86160f9a001b39
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -8323,8 +8323,7 @@ begin
     answer := org_name || ': you are resubscribed to our messages. Reply HELP for help, STOP to unsubscribe. '
       || 'Msg & data rates may apply.';
   elsif keyword = 'help' then
-    answer := org_name || ': reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply. '
-      || 'Reply with your question and we will get back to you.';
+    answer := app_private.sms_help_reply(org, to_number);
   end if;
 
   if keyword is null then
@@ -9327,6 +9326,34 @@ ALTER FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment
 --
 
 COMMENT ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) IS 'Second transaction of a sequence step: records sent or failed (step run, message, event; with sink, the outbox row) and moves the enrollment on. Commits without waiting for the disk: a lost record leaves the run sending, later unknown.';
+
+--
+-- Name: sms_help_reply(uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.sms_help_reply(org uuid, business_number text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case
+    when o.sms_help_text is null then
+      o.name || ': for help, call or text ' || business_number || ' or reply with your question. '
+        || 'Msg & data rates may apply; reply STOP to unsubscribe, START to resubscribe.'
+    else
+      case when strpos(lower(o.sms_help_text), lower(o.name)) > 0 then '' else o.name || ': ' end
+        || o.sms_help_text
+        || case when o.sms_help_text ~* '\mstop\M' then '' else ' Reply STOP to unsubscribe.' end
+  end
+  from app_public.organizations o where o.id = org
+$$;
+
+ALTER FUNCTION app_private.sms_help_reply(org uuid, business_number text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sms_help_reply(org uuid, business_number text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.sms_help_reply(org uuid, business_number text) IS 'The answer to HELP/INFO sent from business_number: the organization''s sms_help_text, named and with STOP, or the default.';
 
 --
 -- Name: sms_keyword(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -13579,7 +13606,9 @@ CREATE TABLE app_public.organizations (
     sending_email_domain text,
     default_sms_number text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    sms_help_text text,
     CONSTRAINT organizations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT organizations_sms_help_text_check CHECK (((sms_help_text IS NULL) OR ((length(sms_help_text) >= 1) AND (length(sms_help_text) <= 300)))),
     CONSTRAINT organizations_tag_limit_check CHECK ((tag_limit >= 0))
 );
 
@@ -13602,6 +13631,12 @@ COMMENT ON COLUMN app_public.organizations.mcp_enabled IS 'Feature flag: the MCP
 --
 
 COMMENT ON COLUMN app_public.organizations.tag_limit IS 'Most distinct tags the organization may hold.';
+
+--
+-- Name: COLUMN organizations.sms_help_text; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.organizations.sms_help_text IS 'The answer to an SMS HELP/INFO (1 to 300 characters); null: the default, with the business''s name, the number and STOP.';
 
 --
 -- Name: person_locations; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -18662,6 +18697,12 @@ REVOKE ALL ON FUNCTION app_private.sequence_step_claim(organization_id uuid, enr
 --
 
 REVOKE ALL ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION sms_help_reply(org uuid, business_number text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.sms_help_reply(org uuid, business_number text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION sms_keyword(body text); Type: ACL; Schema: app_private; Owner: svc_owner
