@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (410-delivery-sms-help.sql) leave.
--- migrations sha256:edb0366fb6b55cbf7cd6da29a727f0b5943e580bd69948ae8d86160f9a001b39
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (410-delivery-sms-help.sql, 420-delivery-smtp-listener.sql) leave.
+-- migrations sha256:aa38ef4e19d6a0adc507fe5c0e259db8b8d93f907ce405eabde61a2310b5e09e
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -3930,6 +3930,32 @@ ALTER FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uui
 --
 
 COMMENT ON FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) IS 'A provider''s delivery report about a message by its provider id or ours, recorded once per event key.';
+
+--
+-- Name: delivery_reply_address_known(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.delivery_reply_address_known(address text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+  select exists (
+    select 1
+      from (select substring(lower(address) from '^reply\+([0-9a-f]{32})@[^@\s]+$') as token) t
+      join app_private.outgoing_messages m
+        on m.id = (substr(t.token, 1, 8) || '-' || substr(t.token, 9, 4) || '-' || substr(t.token, 13, 4) || '-'
+                   || substr(t.token, 17, 4) || '-' || substr(t.token, 21))::uuid
+     where t.token is not null and m.channel = 'email'
+       and lower(split_part(address, '@', 2)) = coalesce(nullif(lower(split_part(m.sender, '@', 2)), ''), 'localhost'))
+$_$;
+
+ALTER FUNCTION app_hidden.delivery_reply_address_known(address text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_reply_address_known(address text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.delivery_reply_address_known(address text) IS 'Whether an address is the reply+TOKEN@domain of an email the service sent from that domain (the SMTP listener''s RCPT TO check).';
 
 --
 -- Name: eligible_team_members(uuid, uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -17480,6 +17506,13 @@ GRANT ALL ON FUNCTION app_hidden.delivery_note_provider_id(message_id uuid, prov
 
 REVOKE ALL ON FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION delivery_reply_address_known(address text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.delivery_reply_address_known(address text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.delivery_reply_address_known(address text) TO svc_request;
 
 --
 -- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner

@@ -45,12 +45,16 @@ export function isAutoReply(headers: ParsedMail['headers'], subject: string | un
   return /^\s*(out of (the )?office|automatic reply|auto(matic)?[- ]?reply|autoreply|abwesenheitsnotiz|r[ée]ponse automatique)\b/i.test(subject ?? '');
 }
 
-/** The facts of a parsed email: the address written to (a reply+TOKEN one first), the id of ours it answers. */
-export function emailFacts(mail: ParsedMail): InboundEmailFacts {
-  const recipients = [...addresses(mail.to), ...addresses(mail.cc),
+/**
+ * The facts of a parsed email: the address written to (a reply+TOKEN one first), the id of ours it
+ * answers. Received over SMTP (src/delivery/smtp_listener.ts), the envelope's recipient comes
+ * first and its sender stands in for a missing From.
+ */
+export function emailFacts(mail: ParsedMail, envelope: { to?: string; from?: string } = {}): InboundEmailFacts {
+  const recipients = [...(envelope.to ? [envelope.to] : []), ...addresses(mail.to), ...addresses(mail.cc),
     ...['delivered-to', 'x-original-to'].map((h) => String(mail.headers.get(h) ?? '')).filter((v) => v.includes('@'))];
   const to = recipients.find((r) => messageIdOfReplyAddress(r)) ?? recipients[0];
-  const from = addresses(mail.from)[0];
+  const from = addresses(mail.from)[0] ?? envelope.from;
   if (!to || !from) throw new ApiError(400, 'bad_request', 'The message has no From or no To address');
   const refs = [mail.inReplyTo, ...[mail.references ?? []].flat().reverse()].filter((r): r is string => typeof r === 'string');
   const inReplyTo = refs.find((r) => OURS.test(r.trim())) ?? mail.inReplyTo ?? null;
