@@ -21,7 +21,7 @@ import { parseTwilioSetting, twilioSignatureValid } from './twilio.ts';
 const MAX_BODY = 64 * 1024;
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature';
 const E164 = z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'an E.164 number');
-const Sid = z.string().min(1).max(200);
+const Sid = z.string().min(1).max(200).refine((s) => !s.includes('\u0000'), 'no NUL characters');
 
 /** The auth token webhooks are verified with, if one is configured. */
 export function twilioAuthToken(env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -132,3 +132,10 @@ test('svc serve runs the listener when SVC_SMTP_LISTEN is set, stops it on SIGTE
     await db.drop();
   }
 });
+
+test.serial('a NUL in the mail is dropped, not a failure: the reply is recorded without it', async (t) => {
+  const { enrollment, message } = await sent(acme.ids.ann!);
+  await mailTo(listener.port, replyAddress(message, 'acme.example'), { text: 'See you\u0000 soon' });
+  t.true((await events(app.db, enrollment)).some((e) => e.type === 'replied'));
+  t.is((await inboundBodies(acme.ids.ann!)).at(-1), 'See you soon');
+});
