@@ -2,7 +2,9 @@
 // in one run. Each webhook request is a signed Twilio inbound SMS from a new number (a new
 // contact, its thread, the message, the AI's job queued); each upsert creates a new contact.
 // Closed loop at BENCH_CONNECTIONS connections for BENCH_SECONDS, alternating, BENCH_ROUNDS
-// rounds after one unmeasured round of each. Target: webhook req/s ≥ 0.5 × contacts_upsert's.
+// rounds after one unmeasured round of each. Besides req/s, CPU time per request: the server's
+// process and the bench database's backends (from /proc), and the load average.
+// Target: webhook req/s ≥ 0.5 × contacts_upsert's.
 // Writes the `delivery-webhook` section of bench/RESULTS.md.
 //
 //   BENCH_SECONDS=8 BENCH_ROUNDS=3 BENCH_CONNECTIONS=8
@@ -12,7 +14,7 @@ import { adminApply } from '../src/admin/commands.ts';
 import { AREAS } from '../src/areas.ts';
 import { loginUrlFor } from '../src/db/connect.ts';
 import { twilioSignature } from '../src/delivery/twilio.ts';
-import { benchServer, closedLoop, freshDatabase, startTarget, writeSection } from './lib.ts';
+import { backendsCpu, backendsCpuSince, benchServer, closedLoop, cpuOf, freshDatabase, startTarget, writeSection } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
@@ -42,34 +44,47 @@ const inbound = () => {
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(TOKEN, `${target.url}/webhooks/twilio/sms`, params) } };
 };
 const upsert = () => ({ path: '/api/v1/contacts', body: JSON.stringify({ email: `new${++n}@upsert.example`, name: 'New Person' }) });
-const run = (next: () => { path: string; body?: string; headers?: Record<string, string> }, seconds = SECONDS) =>
-  closedLoop({ url: target.url, key, connections: CONNECTIONS, seconds, method: 'POST', next });
+interface Measured { rps: number; errors: number; serverMs: number; pgMs: number; load: number }
+async function run(next: () => { path: string; body?: string; headers?: Record<string, string> }, seconds = SECONDS): Promise<Measured> {
+  const cpu0 = await cpuOf(target.child);
+  const pg0 = await backendsCpu(owner);
+  const r = await closedLoop({ url: target.url, key, connections: CONNECTIONS, seconds, method: 'POST', next });
+  const cpu1 = await cpuOf(target.child);
+  const pgUs = backendsCpuSince(pg0, await backendsCpu(owner));
+  return { rps: r.rps, errors: r.errors, serverMs: (cpu1 - cpu0) / 1000 / r.count, pgMs: pgUs / 1000 / r.count, load: os.loadavg()[0]! };
+}
 
 await run(inbound, 2);
 await run(upsert, 2);
-const results: { webhook: number; upsert: number; errors: number }[] = [];
+const results: { webhook: Measured; upsert: Measured }[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   const w = await run(inbound);
   const u = await run(upsert);
-  results.push({ webhook: w.rps, upsert: u.rps, errors: w.errors + u.errors });
-  console.log(`round ${i + 1}: webhook ${w.rps.toFixed(0)} req/s, contacts_upsert ${u.rps.toFixed(0)} req/s, ratio ${(w.rps / u.rps).toFixed(2)}, errors ${w.errors + u.errors}`);
+  results.push({ webhook: w, upsert: u });
+  console.log(`round ${i + 1}: webhook ${w.rps.toFixed(0)} req/s (${w.serverMs.toFixed(2)} + ${w.pgMs.toFixed(2)} ms CPU/req), `
+    + `contacts_upsert ${u.rps.toFixed(0)} req/s (${u.serverMs.toFixed(2)} + ${u.pgMs.toFixed(2)}), ratio ${(w.rps / u.rps).toFixed(2)}, `
+    + `errors ${w.errors + u.errors}, load ${w.load.toFixed(1)}`);
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const ratio = median(results.map((r) => r.webhook / r.upsert));
+const ratio = median(results.map((r) => r.webhook.rps / r.upsert.rps));
+const cpuRatio = median(results.map((r) => (r.upsert.serverMs + r.upsert.pgMs) / (r.webhook.serverMs + r.webhook.pgMs)));
+const loads = results.flatMap((r) => [r.webhook.load, r.upsert.load]);
 const section = `
 ## Delivery: the inbound SMS webhook against contacts_upsert
 
 Produced by \`BENCH_SECONDS=${SECONDS} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS} DATABASE_URL=… node bench/delivery-webhook.ts\`
-on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared with the database. Closed loop, ${CONNECTIONS} connections,
+on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${os.cpus().length} cores shared with the database, load average (1 min) ${Math.min(...loads).toFixed(1)} to
+${Math.max(...loads).toFixed(1)} during the rounds. Closed loop, ${CONNECTIONS} connections,
 ${SECONDS} s each, alternating after one unmeasured round of each. Webhook: a signed Twilio inbound SMS from a new number
 each time (signature checked, contact created, thread opened, message stored, the AI's job queued). contacts_upsert: a new
-contact each time.
+contact each time. CPU per request: the server's process, and the bench database's backends (from /proc).
 
-| round | webhook (req/s) | contacts_upsert (req/s) | ratio | errors |
-|---|---|---|---|---|
-${results.map((r, i) => `| ${i + 1} | ${r.webhook.toFixed(0)} | ${r.upsert.toFixed(0)} | ${(r.webhook / r.upsert).toFixed(2)} | ${r.errors} |`).join('\n')}
+| round | load | webhook (req/s) | CPU server + PostgreSQL (ms/req) | contacts_upsert (req/s) | CPU server + PostgreSQL (ms/req) | ratio | errors |
+|---|---|---|---|---|---|---|---|
+${results.map((r, i) => `| ${i + 1} | ${r.webhook.load.toFixed(1)} | ${r.webhook.rps.toFixed(0)} | ${r.webhook.serverMs.toFixed(2)} + ${r.webhook.pgMs.toFixed(2)} | `
+  + `${r.upsert.rps.toFixed(0)} | ${r.upsert.serverMs.toFixed(2)} + ${r.upsert.pgMs.toFixed(2)} | ${(r.webhook.rps / r.upsert.rps).toFixed(2)} | ${r.webhook.errors + r.upsert.errors} |`).join('\n')}
 
-Median ratio: **${ratio.toFixed(2)}** (target ≥ 0.5).
+Median ratio of req/s: **${ratio.toFixed(2)}** (target ≥ 0.5). Median ratio of CPU per request, contacts_upsert's over the webhook's: ${cpuRatio.toFixed(2)}.
 `;
 console.log(section);
 writeSection('delivery-webhook', section);

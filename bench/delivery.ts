@@ -2,12 +2,14 @@
 // (one email step, BENCH_EMAILS contacts enrolled by one event each, drained by the worker
 // running sequence_step with the SMTP transport) to a local smtp-server, against a bare
 // nodemailer pool sending the same number of messages to the same server, alternating, in
-// BENCH_ROUNDS rounds. The engine is measured twice: with EMAIL_TRANSPORT as written (one
-// connection per message) and with `?pool=true&maxConnections=N` on the URL (nodemailer's own
-// pool, N = the worker's concurrency, the same as the bare pool's). Target: engine ≥ 0.8 × bare.
-// Writes the `delivery` section of bench/RESULTS.md.
+// BENCH_ROUNDS rounds. The engine runs EMAIL_TRANSPORT as written (smtp://host:port: the
+// transport's pool of connections, src/delivery/smtp.ts); with BENCH_SINGLE=1 also with
+// `?pool=false` (one connection per message). Besides the rates, each round's CPU time per
+// message: this process's (the worker, or the bare client, and the SMTP server both share it)
+// and the database's (the bench database's backends, from /proc), and the load average.
+// Target: engine ≥ 0.8 × bare. Writes the `delivery` section of bench/RESULTS.md.
 //
-//   BENCH_EMAILS=10000 BENCH_ROUNDS=3 BENCH_CONCURRENCY=4
+//   BENCH_EMAILS=10000 BENCH_ROUNDS=3 BENCH_CONCURRENCY=4 BENCH_SINGLE=0
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
@@ -18,11 +20,12 @@ import { adminApply } from '../src/admin/commands.ts';
 import { AREAS } from '../src/areas.ts';
 import { createTransports } from '../src/delivery/index.ts';
 import { allTasks, workerLogger, workerPreset } from '../src/worker.ts';
-import { benchServer, fmt, freshDatabase, writeSection } from './lib.ts';
+import { backendsCpu, backendsCpuSince, benchServer, fmt, freshDatabase, writeSection } from './lib.ts';
 
 const EMAILS = Number(process.env.BENCH_EMAILS || 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 4);
+const SINGLE = process.env.BENCH_SINGLE === '1';
 const t00 = Date.now();
 const log = (m: string) => console.log(`[${((Date.now() - t00) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 
@@ -57,10 +60,13 @@ await pool.query(`insert into app_public.sequences (organization_id, name, trigg
     'body', '<p>Thanks for coming in, {{contact.name}}.</p><p>Tell us <a href="https://bench.example/r">how it went</a>.</p>')))`, [org]);
 await pool.query('vacuum analyze');
 
+interface Measured { rate: number; nodeMs: number; pgMs: number; load: number }
+
 /** The same message the engine sends, through a bare nodemailer pool: N at a time until all are accepted. */
-async function bare(): Promise<number> {
+async function bare(): Promise<Measured> {
   const mailer = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: CONCURRENCY });
   const before = accepted;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let next = 0;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -73,16 +79,19 @@ async function bare(): Promise<number> {
     }
   }));
   const rate = EMAILS / ((performance.now() - t0) / 1000);
+  const cpu = process.cpuUsage(cpu0);
   mailer.close();
   if (accepted - before !== EMAILS) throw new Error(`bare: ${accepted - before} of ${EMAILS} accepted`);
-  return rate;
+  return { rate, nodeMs: (cpu.user + cpu.system) / 1000 / EMAILS, pgMs: 0, load: os.loadavg()[0]! };
 }
 
 let round = 0;
-async function engine(url: string): Promise<number> {
+async function engine(url: string): Promise<Measured> {
   round++;
   const before = accepted;
   const transports = createTransports({ emailTransport: url, smsTransport: 'sink' });
+  const cpu0 = process.cpuUsage();
+  const pg0 = await backendsCpu(pool);
   const t0 = performance.now();
   await pool.query(`insert into app_private.contact_events (organization_id, contact_id, kind, event, key, fields, subscription_ids, receipt)
     select $1, c.id, 'fire', 'visit_done', $2 || c.id, '{}', array(select s.id from app_private.event_subscriptions s where s.organization_id = $1),
@@ -91,51 +100,62 @@ async function engine(url: string): Promise<number> {
   const workerPool = new pg.Pool({ connectionString: ownerUrl, max: CONCURRENCY + 4 });
   workerPool.on('error', () => undefined);
   workerPool.on('connect', (client) => client.on('error', () => undefined));
+  let pgMs = 0;
   try {
     await runOnce({ pgPool: workerPool, taskList: allTasks({ transports, baseUrl: 'https://svc.example' }), concurrency: CONCURRENCY,
       logger: workerLogger, preset: workerPreset });
+    pgMs = backendsCpuSince(pg0, await backendsCpu(pool)) / 1000 / EMAILS;
   } finally {
     await workerPool.end();
   }
   const rate = EMAILS / ((performance.now() - t0) / 1000);
+  const cpu = process.cpuUsage(cpu0);
   transports.email.close?.();
   if (accepted - before !== EMAILS) throw new Error(`engine: ${accepted - before} of ${EMAILS} accepted`);
-  return rate;
+  return { rate, nodeMs: (cpu.user + cpu.system) / 1000 / EMAILS, pgMs, load: os.loadavg()[0]! };
 }
 
-const pooled = `${smtpUrl}/?pool=true&maxConnections=${CONCURRENCY}`;
+const single = `${smtpUrl}/?pool=false`;
 // one unmeasured round of each: the tables hold rows and are analyzed, as a running service's
 await bare();
-await engine(pooled);
+await engine(smtpUrl);
 await pool.query('vacuum analyze');
-const results: { bare: number; single: number; pooled: number }[] = [];
+const results: { bare: Measured; pooled: Measured; single?: Measured }[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   const b = await bare();
-  const p = await engine(pooled);
-  const s = await engine(smtpUrl);
-  results.push({ bare: b, single: s, pooled: p });
-  log(`round ${i + 1}: bare ${b.toFixed(0)} msg/s, engine pooled ${p.toFixed(0)} (${(p / b).toFixed(2)}), one connection each ${s.toFixed(0)} (${(s / b).toFixed(2)})`);
+  const p = await engine(smtpUrl);
+  const s = SINGLE ? await engine(single) : undefined;
+  results.push({ bare: b, pooled: p, single: s });
+  log(`round ${i + 1}: bare ${b.rate.toFixed(0)} msg/s (${b.nodeMs.toFixed(2)} ms CPU/msg), engine ${p.rate.toFixed(0)} (${(p.rate / b.rate).toFixed(2)}; `
+    + `${p.nodeMs.toFixed(2)} ms CPU/msg here, ${p.pgMs.toFixed(2)} in the database)${s ? `, one connection each ${s.rate.toFixed(0)} (${(s.rate / b.rate).toFixed(2)})` : ''}, `
+    + `load ${p.load.toFixed(1)}`);
   await pool.query('vacuum analyze');
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const pooledRatio = median(results.map((r) => r.pooled / r.bare));
-const singleRatio = median(results.map((r) => r.single / r.bare));
+const ratio = median(results.map((r) => r.pooled.rate / r.bare.rate));
+const cpuRatio = median(results.map((r) => r.bare.nodeMs / (r.pooled.nodeMs + r.pooled.pgMs)));
+const singleRatio = SINGLE ? median(results.map((r) => r.single!.rate / r.bare.rate)) : undefined;
+const loads = results.flatMap((r) => [r.bare.load, r.pooled.load]);
 const section = `
 ## Delivery: sequence emails over SMTP, against a bare nodemailer pool
 
-Produced by \`BENCH_EMAILS=${EMAILS} BENCH_ROUNDS=${ROUNDS} BENCH_CONCURRENCY=${CONCURRENCY} DATABASE_URL=… node bench/delivery.ts\`
-on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared with the database and the SMTP server (a local
-smtp-server that accepts everything). Each round: ${fmt(EMAILS)} messages. Bare: nodemailer's pool (${CONCURRENCY} connections)
-sending the same HTML + text message with the same headers, ${CONCURRENCY} at a time. Engine: ${fmt(EMAILS)} events accepted in one
-statement, each enrolling a contact into a one-email-step sequence, drained by the worker (concurrency ${CONCURRENCY}) running
-sequence_step with the SMTP transport: claim, render, hand-over, record, completed. Timed from the first statement to the
-last message accepted by the server; one unmeasured round of each first.
+Produced by \`BENCH_EMAILS=${EMAILS} BENCH_ROUNDS=${ROUNDS} BENCH_CONCURRENCY=${CONCURRENCY} BENCH_SINGLE=${SINGLE ? 1 : 0} DATABASE_URL=… node bench/delivery.ts\`
+on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${os.cpus().length} cores shared with the database and the SMTP server (a local
+smtp-server in the bench's process that accepts everything), load average (1 min) ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} during the rounds.
+Each round: ${fmt(EMAILS)} messages. Bare: nodemailer's pool (${CONCURRENCY} connections) sending the same HTML + text message with the
+same headers, ${CONCURRENCY} at a time. Engine: ${fmt(EMAILS)} events accepted in one statement, each enrolling a contact into a
+one-email-step sequence, drained by the worker (concurrency ${CONCURRENCY}) running sequence_step with EMAIL_TRANSPORT=smtp://host:port
+(the transport's own pool): claim, render, hand-over, record, completed. Timed from the first statement to the last message
+accepted by the server; one unmeasured round of each first. CPU per message: this process (client, worker and SMTP server), and
+the bench database's backends (from /proc).
 
-| round | bare (msg/s) | engine, \`?pool=true&maxConnections=${CONCURRENCY}\` (msg/s) | ratio | engine, one connection per message (msg/s) | ratio |
-|---|---|---|---|---|---|
-${results.map((r, i) => `| ${i + 1} | ${r.bare.toFixed(0)} | ${r.pooled.toFixed(0)} | ${(r.pooled / r.bare).toFixed(2)} | ${r.single.toFixed(0)} | ${(r.single / r.bare).toFixed(2)} |`).join('\n')}
+| round | load | bare (msg/s) | bare CPU (ms/msg) | engine (msg/s) | ratio | engine CPU here (ms/msg) | engine CPU in PostgreSQL (ms/msg) |${SINGLE ? ' one connection per message (msg/s) | ratio |' : ''}
+|---|---|---|---|---|---|---|---|${SINGLE ? '---|---|' : ''}
+${results.map((r, i) => `| ${i + 1} | ${r.pooled.load.toFixed(1)} | ${r.bare.rate.toFixed(0)} | ${r.bare.nodeMs.toFixed(2)} | ${r.pooled.rate.toFixed(0)} | ${(r.pooled.rate / r.bare.rate).toFixed(2)} | `
+  + `${r.pooled.nodeMs.toFixed(2)} | ${r.pooled.pgMs.toFixed(2)} |${r.single ? ` ${r.single.rate.toFixed(0)} | ${(r.single.rate / r.bare.rate).toFixed(2)} |` : ''}`).join('\n')}
 
-Median ratio: pooled **${pooledRatio.toFixed(2)}**, one connection per message **${singleRatio.toFixed(2)}** (target ≥ 0.8).
+Median ratio of rates: **${ratio.toFixed(2)}** (target ≥ 0.8)${singleRatio === undefined ? '' : `; one connection per message ${singleRatio.toFixed(2)}`}.
+Median ratio of CPU time per message, bare over engine (all of it, here and in PostgreSQL): ${cpuRatio.toFixed(2)}.
 `;
 console.log(section);
 writeSection('delivery', section);

@@ -132,6 +132,30 @@ export function postgresCpu(): number {
   return (ticks * 1e6) / 100; // USER_HZ is 100 on Linux
 }
 
+/**
+ * CPU time so far (µs) of each backend connected to the database `pool` reaches, by pid, from
+ * /proc: unlike postgresCpu, blind to the other databases of a shared server. Take the
+ * difference of two readings with backendsCpuSince; a backend that ended between them is lost.
+ */
+export async function backendsCpu(pool: pg.Pool): Promise<Map<number, number>> {
+  const { rows } = await pool.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()');
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return cpu;
+}
+
+/** The CPU time (µs) the backends of `after` spent since `before` (backendsCpu readings). */
+export const backendsCpuSince = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, t]) => sum + t - (before.get(pid) ?? 0), 0);
+
 /** The value at quantile p of ascending `sorted`. */
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 

@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 100-webhooks.sql, 101-webhooks-dashboard.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 300-sequences-batch-steps.sql, 310-broadcasts-batch-claim.sql, 500-ops-metrics.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
--- migrations sha256:55d6b4f136e4b9d59c930ca590745dc91cd37a446f3226d20257b81c08786455
+-- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 100-webhooks.sql, 101-webhooks-dashboard.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 300-sequences-batch-steps.sql, 310-broadcasts-batch-claim.sql, 410-delivery-sms-help.sql, 420-delivery-smtp-listener.sql, 500-ops-metrics.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
+-- migrations sha256:3c62d5a3b65b4b331a3664778f7f5920f796c862e74c0a489786f9ab71a2cbbd
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -4176,6 +4176,32 @@ ALTER FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uui
 --
 
 COMMENT ON FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) IS 'A provider''s delivery report about a message by its provider id or ours, recorded once per event key.';
+
+--
+-- Name: delivery_reply_address_known(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.delivery_reply_address_known(address text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+  select exists (
+    select 1
+      from (select substring(lower(address) from '^reply\+([0-9a-f]{32})@[^@\s]+$') as token) t
+      join app_private.outgoing_messages m
+        on m.id = (substr(t.token, 1, 8) || '-' || substr(t.token, 9, 4) || '-' || substr(t.token, 13, 4) || '-'
+                   || substr(t.token, 17, 4) || '-' || substr(t.token, 21))::uuid
+     where t.token is not null and m.channel = 'email'
+       and lower(split_part(address, '@', 2)) = coalesce(nullif(lower(split_part(m.sender, '@', 2)), ''), 'localhost'))
+$_$;
+
+ALTER FUNCTION app_hidden.delivery_reply_address_known(address text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_reply_address_known(address text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.delivery_reply_address_known(address text) IS 'Whether an address is the reply+TOKEN@domain of an email the service sent from that domain (the SMTP listener''s RCPT TO check).';
 
 --
 -- Name: eligible_team_members(uuid, uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -9008,8 +9034,7 @@ begin
     answer := org_name || ': you are resubscribed to our messages. Reply HELP for help, STOP to unsubscribe. '
       || 'Msg & data rates may apply.';
   elsif keyword = 'help' then
-    answer := org_name || ': reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply. '
-      || 'Reply with your question and we will get back to you.';
+    answer := app_private.sms_help_reply(org, to_number);
   end if;
 
   if keyword is null then
@@ -10070,6 +10095,34 @@ ALTER FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment
 --
 
 COMMENT ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) IS 'Second transaction of a sequence step: records sent or failed (step run, message, event; with sink, the outbox row) and moves the enrollment on. Commits without waiting for the disk: a lost record leaves the run sending, later unknown.';
+
+--
+-- Name: sms_help_reply(uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.sms_help_reply(org uuid, business_number text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case
+    when o.sms_help_text is null then
+      o.name || ': for help, call or text ' || business_number || ' or reply with your question. '
+        || 'Msg & data rates may apply; reply STOP to unsubscribe, START to resubscribe.'
+    else
+      case when strpos(lower(o.sms_help_text), lower(o.name)) > 0 then '' else o.name || ': ' end
+        || o.sms_help_text
+        || case when o.sms_help_text ~* '\mstop\M' then '' else ' Reply STOP to unsubscribe.' end
+  end
+  from app_public.organizations o where o.id = org
+$$;
+
+ALTER FUNCTION app_private.sms_help_reply(org uuid, business_number text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sms_help_reply(org uuid, business_number text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.sms_help_reply(org uuid, business_number text) IS 'The answer to HELP/INFO sent from business_number: the organization''s sms_help_text, named and with STOP, or the default.';
 
 --
 -- Name: sms_keyword(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -14756,7 +14809,9 @@ CREATE TABLE app_public.organizations (
     sending_email_domain text,
     default_sms_number text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    sms_help_text text,
     CONSTRAINT organizations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT organizations_sms_help_text_check CHECK (((sms_help_text IS NULL) OR ((length(sms_help_text) >= 1) AND (length(sms_help_text) <= 300)))),
     CONSTRAINT organizations_tag_limit_check CHECK ((tag_limit >= 0))
 );
 
@@ -14779,6 +14834,12 @@ COMMENT ON COLUMN app_public.organizations.mcp_enabled IS 'Feature flag: the MCP
 --
 
 COMMENT ON COLUMN app_public.organizations.tag_limit IS 'Most distinct tags the organization may hold.';
+
+--
+-- Name: COLUMN organizations.sms_help_text; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.organizations.sms_help_text IS 'The answer to an SMS HELP/INFO (1 to 300 characters); null: the default, with the business''s name, the number and STOP.';
 
 --
 -- Name: person_locations; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -18925,6 +18986,13 @@ REVOKE ALL ON FUNCTION app_hidden.delivery_record_event(provider_id text, messag
 GRANT ALL ON FUNCTION app_hidden.delivery_record_event(provider_id text, message_id uuid, event_key text, type text, detail jsonb) TO svc_request;
 
 --
+-- Name: FUNCTION delivery_reply_address_known(address text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.delivery_reply_address_known(address text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.delivery_reply_address_known(address text) TO svc_request;
+
+--
 -- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -20189,6 +20257,12 @@ REVOKE ALL ON FUNCTION app_private.sequence_step_claim(organization_id uuid, enr
 --
 
 REVOKE ALL ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION sms_help_reply(org uuid, business_number text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.sms_help_reply(org uuid, business_number text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION sms_keyword(body text); Type: ACL; Schema: app_private; Owner: svc_owner

@@ -18,6 +18,7 @@ import { operationsOf, pagesOf } from './registry/area.ts';
 import { describeSeed, seedIfEmpty } from './seed/demo.ts';
 import { startWorker } from './worker.ts';
 import { createTransports } from './delivery/index.ts';
+import { parseSmtpListen, startSmtpListener, type SmtpListener } from './delivery/smtp_listener.ts';
 import { createHeavyLane } from './platform/heavy.ts';
 
 export interface Running {
@@ -67,6 +68,8 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   const config = opts.config ?? loadConfig();
   // A bad EMAIL_TRANSPORT or SMS_TRANSPORT stops the start before anything listens.
   const transports = opts.worker ? createTransports(config) : undefined;
+  // So does a bad SVC_SMTP_LISTEN (the optional inbound SMTP listener, src/delivery/smtp_listener.ts).
+  const smtpListen = parseSmtpListen(process.env.SVC_SMTP_LISTEN);
   const db = await openDatabase(config);
   await migrate(db.ownerUrl, db.loginPassword);
 
@@ -86,6 +89,7 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   const server = await listen(app, opts.port ?? config.port, config.host);
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : config.baseUrl;
+  const smtp: SmtpListener | undefined = smtpListen ? await startSmtpListener({ pool, ...smtpListen }) : undefined;
   let runner: Runner | undefined;
   if (transports) {
     const worker = await startWorker(db.ownerUrl, transports, config.baseUrl);
@@ -100,6 +104,7 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    await smtp?.close();
     await runner?.stop();
     limiter?.stop();
     await limiter?.flush();

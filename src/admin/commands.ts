@@ -123,7 +123,8 @@ export async function setRoleAccess(pool: pg.Pool, org: string | undefined, role
   return { organization_id: orgId, role, agent_access: on };
 }
 
-export async function updateOrg(pool: pg.Pool, id: string | undefined, mcp: string | undefined, tagLimit: string | undefined) {
+export async function updateOrg(pool: pg.Pool, id: string | undefined, mcp: string | undefined, tagLimit: string | undefined,
+  smsHelp?: string) {
   const orgId = uuid(id, '--id');
   const mcpEnabled = onOff(mcp, '--mcp');
   let limit: number | undefined;
@@ -131,9 +132,14 @@ export async function updateOrg(pool: pg.Pool, id: string | undefined, mcp: stri
     limit = Number(tagLimit);
     if (!/^\d+$/.test(tagLimit) || !Number.isSafeInteger(limit)) throw new AdminError('--tag-limit must be a nonnegative integer');
   }
+  // --sms-help '' goes back to the default answer
+  const help = smsHelp?.trim();
+  if (help !== undefined && (help.length > 300 || help.includes('\u0000'))) throw new AdminError('--sms-help is at most 300 characters, without NUL');
   const { rows } = await pool.query(
-    `update app_public.organizations set mcp_enabled = coalesce($2, mcp_enabled), tag_limit = coalesce($3, tag_limit)
-     where id = $1 returning id, name, mcp_enabled, tag_limit`, [orgId, mcpEnabled ?? null, limit ?? null]);
+    `update app_public.organizations set mcp_enabled = coalesce($2, mcp_enabled), tag_limit = coalesce($3, tag_limit),
+            sms_help_text = case when $4 then nullif($5, '') else sms_help_text end
+     where id = $1 returning id, name, mcp_enabled, tag_limit, sms_help_text`,
+    [orgId, mcpEnabled ?? null, limit ?? null, help !== undefined, help ?? null]);
   if (!rows.length) throw new AdminError(`no organization with id ${orgId}`);
   return rows[0];
 }

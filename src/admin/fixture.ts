@@ -86,6 +86,8 @@ const Organization = {
   tag_limit: z.int().min(0).default(500),
   sending_email_domain: z.string().min(1).max(253).nullish(),
   default_sms_number: z.string().nullish(),
+  /** The answer to an SMS HELP/INFO (README: Delivery webhooks); absent: the default. */
+  sms_help_text: z.string().min(1).max(300).nullish(),
 };
 
 const Location = {
@@ -258,10 +260,10 @@ export function parseFixture(json: unknown, sections: readonly FixtureSection[])
 export async function applyFixture(client: pg.ClientBase, fixture: ParsedFixture, sections: readonly FixtureSection[]): Promise<Applied> {
   const o = (fixture as Tenancy).organization;
   const [org] = (await client.query<{ id: string }>(
-    `insert into app_public.organizations (name, mcp_enabled, tag_limit, sending_email_domain, default_sms_number)
-     values ($1, $2, $3, $4, $5) returning id`,
+    `insert into app_public.organizations (name, mcp_enabled, tag_limit, sending_email_domain, default_sms_number, sms_help_text)
+     values ($1, $2, $3, $4, $5, $6) returning id`,
     [o.name, o.mcp_enabled, o.tag_limit, o.sending_email_domain ?? null,
-      o.default_sms_number ? normalizePhone(o.default_sms_number, 'organization.default_sms_number') : null],
+      o.default_sms_number ? normalizePhone(o.default_sms_number, 'organization.default_sms_number') : null, o.sms_help_text ?? null],
   )).rows;
 
   const ids: Record<string, string> = {};

@@ -41,7 +41,7 @@ const USAGE = `usage: svc <command>
   admin key revoke --id KEY_ID
   admin user update --id USER_ID [--role R] [--active true|false] [--agent-access on|off] [--sms on|off] [--powers a,b] [--locations id,id]
   admin role-access --org ORG_ID --role R --agent-access on|off
-  admin org update --id ORG_ID [--mcp on|off] [--tag-limit N]
+  admin org update --id ORG_ID [--mcp on|off] [--tag-limit N] [--sms-help TEXT]   TEXT answers SMS HELP; '' the default
   admin outbox --org ORG_ID [--since ISO]
   admin analyst create --org ORG_ID [--locations id,id] [--name NAME] [--connection-limit N] [--statement-timeout 60s]
   admin analyst create --all-organizations [--name NAME]   the operator's own analysts (every organization)
@@ -137,8 +137,8 @@ async function admin(argv: string[]): Promise<void> {
       return withOwner(async (pool) => print(await setRoleAccess(pool, values.org, values.role, values['agent-access'])));
     }
     case 'org update': {
-      const { values } = args(rest, { id: { type: 'string' }, mcp: { type: 'string' }, 'tag-limit': { type: 'string' } });
-      return withOwner(async (pool) => print(await updateOrg(pool, values.id, values.mcp, values['tag-limit'])));
+      const { values } = args(rest, { id: { type: 'string' }, mcp: { type: 'string' }, 'tag-limit': { type: 'string' }, 'sms-help': { type: 'string' } });
+      return withOwner(async (pool) => print(await updateOrg(pool, values.id, values.mcp, values['tag-limit'], values['sms-help'])));
     }
     case 'outbox': {
       const { values } = args(argv.slice(1), { org: { type: 'string' }, since: { type: 'string' } });

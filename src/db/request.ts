@@ -230,19 +230,30 @@ async function statementOn(
   req: Requirement,
   statement: Sql | undefined,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
+  return preparedRun(client, async () => {
+    await ensurePrepared(client, AUTH.name, AUTH.text);
+    let text = `set local role svc_request; ${authCall(keyHash, req)}`;
+    if (statement) {
+      const q = toQuery(statement);
+      const name = statementName(q.text);
+      await ensurePrepared(client, name, q.text);
+      text += `; ${execute(name, statement.values)}`;
+    }
+    const results = (await client.query(text)) as unknown as Results;
+    return { claims: results[1]!.rows[0]!.claims as Claims, rows: statement ? results[2]!.rows : [] };
+  });
+}
+
+/**
+ * Runs one round trip of prepared statements: once more, after forgetting them, when a plan went
+ * stale (the schema changed under it); the connection is not pooled again when the server did
+ * not answer.
+ */
+async function preparedRun<T>(client: pg.ClientBase, run: () => Promise<T>): Promise<T> {
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        await ensurePrepared(client, AUTH.name, AUTH.text);
-        let text = `set local role svc_request; ${authCall(keyHash, req)}`;
-        if (statement) {
-          const q = toQuery(statement);
-          const name = statementName(q.text);
-          await ensurePrepared(client, name, q.text);
-          text += `; ${execute(name, statement.values)}`;
-        }
-        const results = (await client.query(text)) as unknown as Results;
-        return { claims: results[1]!.rows[0]!.claims as Claims, rows: statement ? results[2]!.rows : [] };
+        return await run();
       } catch (e) {
         if (attempt > 0 || !STALE_PLAN.has((e as { code?: string }).code ?? '')) throw e;
         await forget(client);
@@ -252,6 +263,21 @@ async function statementOn(
     if (!(e as { code?: string }).code) unusable.add(client);
     throw e;
   }
+}
+
+/**
+ * One statement as the request role with no claims (a public page: a provider's webhook), in one
+ * round trip: prepared once per connection, then `set local role svc_request; execute …` in one
+ * message, which is one transaction. The values travel as EXECUTE's arguments through literal(),
+ * as on statementOn's path.
+ */
+export async function publicStatementOn(client: pg.ClientBase, text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  const name = statementName(text);
+  return preparedRun(client, async () => {
+    await ensurePrepared(client, name, text);
+    const results = (await client.query(`set local role svc_request; ${execute(name, values)}`)) as unknown as Results;
+    return results[1]!.rows;
+  });
 }
 
 /** The connection failed while committing: whether the transaction took effect is unknown. */

@@ -11,7 +11,7 @@
 //     each recorded once by its id (app_hidden.delivery_record_event).
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { z } from 'zod';
-import { publicStatement } from '../db/public.ts';
+import { publicCall } from '../db/public.ts';
 import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';
@@ -45,21 +45,27 @@ export function isAutoReply(headers: ParsedMail['headers'], subject: string | un
   return /^\s*(out of (the )?office|automatic reply|auto(matic)?[- ]?reply|autoreply|abwesenheitsnotiz|r[ée]ponse automatique)\b/i.test(subject ?? '');
 }
 
-/** The facts of a parsed email: the address written to (a reply+TOKEN one first), the id of ours it answers. */
-export function emailFacts(mail: ParsedMail): InboundEmailFacts {
-  const recipients = [...addresses(mail.to), ...addresses(mail.cc),
+/**
+ * The facts of a parsed email: the address written to (a reply+TOKEN one first), the id of ours it
+ * answers. Received over SMTP (src/delivery/smtp_listener.ts), the envelope's recipient comes
+ * first and its sender stands in for a missing From.
+ */
+export function emailFacts(mail: ParsedMail, envelope: { to?: string; from?: string } = {}): InboundEmailFacts {
+  const recipients = [...(envelope.to ? [envelope.to] : []), ...addresses(mail.to), ...addresses(mail.cc),
     ...['delivered-to', 'x-original-to'].map((h) => String(mail.headers.get(h) ?? '')).filter((v) => v.includes('@'))];
   const to = recipients.find((r) => messageIdOfReplyAddress(r)) ?? recipients[0];
-  const from = addresses(mail.from)[0];
+  const from = addresses(mail.from)[0] ?? envelope.from;
   if (!to || !from) throw new ApiError(400, 'bad_request', 'The message has no From or no To address');
   const refs = [mail.inReplyTo, ...[mail.references ?? []].flat().reverse()].filter((r): r is string => typeof r === 'string');
   const inReplyTo = refs.find((r) => OURS.test(r.trim())) ?? mail.inReplyTo ?? null;
   const text = (mail.text ?? (typeof mail.html === 'string' ? htmlToText(mail.html) : '')).trim();
+  // a NUL cannot be stored in text: dropped, not refused (it is never meaningful in mail)
+  const clean = <T extends string | null>(v: T): T => (v === null ? v : v.replace(/\u0000/g, '') as T);
   return {
-    to, from, subject: mail.subject ?? null,
-    body: (text || '(no text)').slice(0, 20000),
-    inReplyTo: inReplyTo?.slice(0, 1000) ?? null,
-    providerId: mail.messageId?.slice(0, 200) ?? null,
+    to: clean(to), from: clean(from), subject: clean(mail.subject ?? null),
+    body: clean(text || '(no text)').slice(0, 20000),
+    inReplyTo: clean(inReplyTo?.slice(0, 1000) ?? null),
+    providerId: clean(mail.messageId?.slice(0, 200) ?? null),
     autoReply: isAutoReply(mail.headers, mail.subject),
   };
 }
@@ -98,7 +104,7 @@ export const emailPages: PublicPage[] = [{
       throw new ApiError(400, 'bad_request', 'The body is not a MIME message');
     }
     const f = emailFacts(mail);
-    const [row] = await publicStatement<{ result: Record<string, unknown> }>(pool,
+    const [row] = await publicCall<{ result: Record<string, unknown> }>(pool,
       'select app_hidden.delivery_inbound_email($1, $2, $3, $4, $5, $6, $7) as result',
       [f.to, f.from, f.subject, f.body, f.inReplyTo, f.providerId, f.autoReply]);
     res.status(200).json(row!.result);
@@ -111,7 +117,7 @@ export const emailPages: PublicPage[] = [{
     const parsed = EmailEvents.safeParse(parseJsonBody(raw));
     if (!parsed.success) throw fromZod(parsed.error, 'body');
     // one transaction: a batch is recorded whole or not at all
-    const [row] = await publicStatement<{ results: unknown[] }>(pool,
+    const [row] = await publicCall<{ results: unknown[] }>(pool,
       `select coalesce(jsonb_agg(app_hidden.delivery_record_event(null, (e->>'message_id')::uuid, 'email:' || (e->>'id'),
          e->>'type', e - 'id' - 'message_id' - 'type') order by n), '[]') as results
          from jsonb_array_elements($1::jsonb) with ordinality as x(e, n)`,

@@ -11,7 +11,7 @@
 //                                 (MessageSid, MessageStatus)
 import type { Request } from 'express';
 import { z } from 'zod';
-import { publicStatement } from '../db/public.ts';
+import { publicCall } from '../db/public.ts';
 import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';
@@ -21,7 +21,7 @@ import { parseTwilioSetting, twilioSignatureValid } from './twilio.ts';
 const MAX_BODY = 64 * 1024;
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature';
 const E164 = z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'an E.164 number');
-const Sid = z.string().min(1).max(200);
+const Sid = z.string().min(1).max(200).refine((s) => !s.includes('\u0000'), 'no NUL characters');
 
 /** The auth token webhooks are verified with, if one is configured. */
 export function twilioAuthToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -84,7 +84,7 @@ export const webhookPages: PublicPage[] = [{
     const parsed = InboundSms.safeParse(await verifiedForm(req));
     if (!parsed.success) throw fromZod(parsed.error, 'body');
     const { MessageSid, From, To, Body } = parsed.data;
-    await publicStatement(pool, 'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, true) as result', [To, From, Body, MessageSid]);
+    await publicCall(pool, 'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, true) as result', [To, From, Body, MessageSid]);
     // the answer (a keyword's, the AI's) leaves through our own queue, not this response
     res.status(200).type('text/xml').send(emptyTwiml);
   },
@@ -97,7 +97,7 @@ export const webhookPages: PublicPage[] = [{
     const { MessageSid, MessageStatus, ErrorCode, ErrorMessage } = parsed.data;
     const type = STATUS[MessageStatus]!;
     const reason = ErrorCode ? `${ErrorCode}${ErrorMessage ? `: ${ErrorMessage}` : ''}` : undefined;
-    const [row] = await publicStatement<{ result: Record<string, unknown> }>(pool,
+    const [row] = await publicCall<{ result: Record<string, unknown> }>(pool,
       'select app_hidden.delivery_record_event($1, null, $2, $3, $4::jsonb) as result',
       [MessageSid, `twilio:${MessageSid}:${MessageStatus}`, type,
         JSON.stringify({ status: MessageStatus, ...(ErrorCode ? { error_code: ErrorCode } : {}), ...(reason ? { reason } : {}) })]);

@@ -6,23 +6,20 @@
 import test from 'ava';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
-import { runJobs } from '../helpers/messages.ts';
+import { sentStep } from './helpers.ts';
 import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { inboundEmail } from '../../src/conversations/inbound.ts';
 import { svc } from '../helpers/cli.ts';
 import { adminDelivery } from '../../src/delivery/admin.ts';
-import { emailDeliveryReported, replyAddress, type Transports } from '../../src/delivery/index.ts';
-import { sinkTransport } from '../../src/delivery/sink.ts';
+import { emailDeliveryReported, replyAddress } from '../../src/delivery/index.ts';
 import { signBody } from '../../src/delivery/signed_body.ts';
 import { insertSendSchedule, insertSequence } from '../sequences/helpers.ts';
-import { enroll, enrollment, events } from '../sequences/engine-helpers.ts';
+import { enrollment, events } from '../sequences/engine-helpers.ts';
 
 const SECRET = 'email-webhook-secret';
 process.env.EMAIL_WEBHOOK_SECRET = SECRET;
 
-/** A provider that accepts every email and reports later (no sink: nothing is delivered by itself). */
-const provider: Transports = { email: { name: 'provider', async send() { /* accepted */ } }, sms: sinkTransport };
 
 let app: TestApp;
 let acme: Applied;
@@ -42,15 +39,7 @@ test.after.always(async () => { await app?.close(); });
 
 const orgs = () => [acme.organization_id, other.organization_id];
 
-/** Enrolls a contact and sends the first step through the provider: the enrollment and the message's id. */
-async function sent(contactId: string): Promise<{ enrollment: string; message: string }> {
-  await app.db.owner.query(`update app_public.enrollments set status = 'cancelled' where contact_id = $1 and status in ('active', 'paused')`, [contactId]);
-  const res = await enroll(app, acme.keys.org!, seq, { contact_id: contactId });
-  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-  await runJobs(app.db, provider);
-  const { rows: [m] } = await app.db.owner.query(`select id from app_private.outgoing_messages where meta->>'enrollment_id' = $1`, [res.body.enrollment.id]);
-  return { enrollment: res.body.enrollment.id, message: m.id };
-}
+const sent = (contactId: string) => sentStep(app, acme.keys.org!, seq, contactId);
 const typesOf = async (id: string) => (await events(app.db, id)).map((e) => e.type);
 
 const postEvents = (body: unknown, signature?: string | null) => {

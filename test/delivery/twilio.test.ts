@@ -232,7 +232,7 @@ test.serial('an inbound SMS opens the contact\'s conversation at the number\'s l
   const nobody = await unchanged(t, app, orgs(), () => inbound('+15557770002', 'Hello', inboundSid(), '+15559999999'));
   t.is(nobody.status, 404);
   t.is(nobody.body.error, 'unknown_number');
-  for (const bad of [{ ...params, From: 'not a number' }, { ...params, Body: '' }, { ...params, MessageSid: '' }, { From: params.From }]) {
+  for (const bad of [{ ...params, From: 'not a number' }, { ...params, Body: '' }, { ...params, MessageSid: '' }, { ...params, MessageSid: 'SM\u0000x' }, { ...params, Body: 'hi\u0000' }, { From: params.From }]) {
     const r = await unchanged(t, app, orgs(), () => post('/webhooks/twilio/sms', bad));
     t.is(r.status, 400, JSON.stringify(bad));
   }
