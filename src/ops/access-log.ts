@@ -26,7 +26,7 @@ export const nameRequest = (operation: string, route?: string): RequestHandler =
 
 export interface ObserveOptions {
   metrics?: Metrics;
-  /** Where access lines go; none when absent or below info. */
+  /** Where access lines go; none when absent, or while its level is above info. */
   log?: Logger;
   /** The share of requests logged (0 to 1); metrics count every request. */
   sample: number;
@@ -34,7 +34,8 @@ export interface ObserveOptions {
 
 /** The middleware that logs and counts each request as it ends; undefined when there is nothing to do. */
 export function observeRequests({ metrics, log, sample }: ObserveOptions): RequestHandler | undefined {
-  const logger = log?.isLevelEnabled('info') && sample > 0 ? log : undefined;
+  // the level is read per request, so that a level changed at run time takes effect
+  const logger = sample > 0 ? log : undefined;
   if (!metrics && !logger) return undefined;
   return (req, res, next) => {
     const started = process.hrtime.bigint();
@@ -43,7 +44,7 @@ export function observeRequests({ metrics, log, sample }: ObserveOptions): Reque
       const note = res.locals as RequestNote & { requestId?: string };
       const operation = note.operation ?? 'unmatched';
       metrics?.request(operation, res.statusCode, seconds);
-      if (logger && (sample >= 1 || Math.random() < sample)) logger.info(accessLine(req, res, note, operation, seconds), 'request');
+      if (logger?.isLevelEnabled('info') && (sample >= 1 || Math.random() < sample)) logger.info(accessLine(req, res, note, operation, seconds), 'request');
     });
     next();
   };
