@@ -8,11 +8,13 @@ import { rows } from '../helpers/sql.ts';
 import { refusedWithoutWrites } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { automation, sequencesFixture } from './authoring-helpers.ts';
+import { withForms } from '../forms/helpers.ts';
 
 let app: TestApp;
 let acme: Applied;
 test.before(async () => {
-  ({ app, tenant: acme } = await startWithTenant(sequencesFixture()));
+  // forms too: a form_submitted trigger names a form of the organization
+  ({ app, tenant: acme } = await startWithTenant(withForms(sequencesFixture()) as ReturnType<typeof sequencesFixture>));
 });
 test.after.always(async () => { await app?.close(); });
 
@@ -27,7 +29,7 @@ const activate = (id: string) => app.request('POST', `/api/v1/sequences/${id}/ac
 /** A value that a field spec accepts. */
 function sample(spec: { type: string; values?: string[]; pattern?: string }, field: string): unknown {
   if (spec.type === 'enum') return spec.values![0];
-  if (spec.type === 'uuid') return field === 'stage_id' ? acme.ids.won : acme.ids.north;
+  if (spec.type === 'uuid') return field === 'stage_id' ? acme.ids.won : field === 'form_id' ? acme.ids.org_form : acme.ids.north;
   if (spec.type === 'condition') return { field: 'event.replied', op: 'exists' };
   return field === 'event' ? 'assessment_abandoned' : 'sample';
 }
