@@ -1,13 +1,16 @@
 // The MCP entry point, POST /api/v1/mcp: stateless Streamable HTTP, a fresh server and
-// transport per request (a stateless transport must never serve two requests). The key is
+// transport per request (a stateless transport must never serve two requests); what does not
+// depend on the request (the tools and their JSON Schemas, the JSON Schema validator) is built once. The key is
 // checked first: 401 without a valid one, then, in the same round trip, the database's rule
 // (app_hidden.authorize_mcp): 404 when the organization has MCP turned off, else the tools the
 // credential may call.
 import type { Request, Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import { ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Config } from '../config.ts';
 import { bearerKey, credentialHash } from '../auth/keys.ts';
 import { runStatement } from '../db/request.ts';
@@ -17,7 +20,7 @@ import { execute, requirementOf, type ExecuteDeps } from '../platform/execute.ts
 import { parseJsonBody, splitArguments, validateInput } from '../platform/input.ts';
 import { log } from '../log.ts';
 import type { AnyOperation } from '../registry/operation.ts';
-import { toolOf } from './tools.ts';
+import { structuredOf, toolOf, wrapsOutput } from './tools.ts';
 
 export const MCP_PATH = '/api/v1/mcp';
 
@@ -32,10 +35,27 @@ function errorResult(err: ApiError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
-function okResult(body: unknown): CallToolResult {
-  const structured = body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : { result: body };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+/** The REST body as JSON text, and as structuredContent fitting the tool's outputSchema. */
+function okResult(entry: ToolEntry, body: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structuredOf(entry.op, body, entry.wraps) };
 }
+
+/** An operation as a tool, built once with the registry: the list and each call only read it. */
+interface ToolEntry { op: AnyOperation; tool: Tool; wraps: boolean }
+
+/**
+ * The server validates JSON Schemas only for elicitation, which it never asks for; the SDK's
+ * default is a new Ajv instance per Server, that is per request here (the largest part of the
+ * cost of a call before it was shared). One instance serves every request.
+ */
+class SharedValidator implements jsonSchemaValidator {
+  private inner: jsonSchemaValidator | undefined;
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    this.inner ??= new AjvJsonSchemaValidator();
+    return this.inner.getValidator<T>(schema);
+  }
+}
+const validator = new SharedValidator();
 
 // tools/call as the SDK's Server checks it itself before our handler runs: against
 // CallToolRequestSchema, answering JSON-RPC -32602 (invalid params) when the request does not
@@ -47,21 +67,23 @@ function okResult(body: unknown): CallToolResult {
 const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
 
-function buildServer(deps: ExecuteDeps, operations: readonly AnyOperation[], key: string, callable: ReadonlySet<string>): Server {
-  const byName = new Map(operations.map((op) => [op.operationId, op]));
-  const server = new Server({ name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+const SERVER_INFO = { name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' };
+const SERVER_OPTIONS = { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator };
+
+function buildServer(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, callable: ReadonlySet<string>): Server {
+  const server = new Server(SERVER_INFO, SERVER_OPTIONS);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: operations.filter((op) => callable.has(op.operationId)).map(toolOf),
+    tools: [...tools.values()].filter((t) => callable.has(t.op.operationId)).map((t) => t.tool),
   }));
   server.setRequestHandler(ToolCall, async (request) => {
     const params = request.params as ToolCallParams;
-    const op = byName.get(params.name);
-    if (!op) return errorResult(notFound(`Tool ${params.name}`));
+    const entry = tools.get(params.name);
+    if (!entry) return errorResult(notFound(`Tool ${params.name}`));
+    const { op } = entry;
     try {
       const args = params.arguments ?? {};
       const { body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, args)));
-      return okResult(body);
+      return okResult(entry, body);
     } catch (e) {
       const err = toApiError(e);
       if (err.statusCode >= 500) log.error({ err: e, tool: op.operationId }, 'tool call failed');
@@ -149,26 +171,67 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     const { scope, memberAccess, managerPower } = requirementOf(op);
     return { operation_id: op.operationId, scope, member_access: memberAccess, manager_power: managerPower };
   }));
+  // every tool's description and JSON Schemas, converted from zod once, not per request
+  const tools = new Map(operations.map((op) => [op.operationId, { op, tool: toolOf(op), wraps: wrapsOutput(op) }]));
   return async (req: Request, res: Response): Promise<void> => {
     const key = bearerKey(req.get('authorization'));
     if (!key) throw unauthorized();
+    const body = parsedBody(req);
+    // The key and the organization's MCP setting are checked for every POST; which tools the
+    // credential may call only for a tools/list (a call is authorized by the database when it runs).
     const { rows } = await runStatement(deps.pool, credentialHash(key, deps.config.baseUrl), { scope: null, memberAccess: 'open', managerPower: null },
-      sql`select app_hidden.authorize_mcp(${requirements}::jsonb) as tools`);
+      sql`select app_hidden.authorize_mcp(${listsTools(body?.json) ? requirements : '[]'}::jsonb) as tools`);
     const callable = new Set(rows[0]!.tools as string[]);
 
-    const body = parsedBody(req);
     if (!body) return jsonRpcError(res, -32700, 'Parse error: the body is not JSON');
     if (Array.isArray(body.json) && body.json.length > MCP_BATCH_LIMIT) {
       return jsonRpcError(res, -32600, `Invalid Request: at most ${MCP_BATCH_LIMIT} messages in one batch`);
     }
 
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
-    const server = buildServer(deps, operations, key, callable);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
+    const server = buildServer(deps, tools, key, callable);
     res.on('close', () => {
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body.json);
+    await send(res, await transport.handleRequest(webRequest(req), { parsedBody: body.json }));
   };
+}
+
+const listsTools = (json: unknown): boolean =>
+  (Array.isArray(json) ? json : [json]).some((m) => (m as { method?: unknown } | null)?.method === 'tools/list');
+
+/**
+ * The request as the SDK's web-standard transport reads it: method, URL and headers (the body is
+ * passed parsed). Converting here rather than through the SDK's Node adapter (@hono/node-server)
+ * saves a copy of the request and a stream per answer.
+ */
+function webRequest(req: Request): globalThis.Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  return new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`, { method: req.method, headers });
+}
+
+/** Writes the transport's answer: JSON in one write, an SSE stream as its events come. */
+async function send(res: Response, answer: globalThis.Response): Promise<void> {
+  res.status(answer.status);
+  answer.headers.forEach((value, name) => res.setHeader(name, value));
+  if (!answer.body) {
+    res.end();
+    return;
+  }
+  if (!answer.headers.get('content-type')?.startsWith('text/event-stream')) {
+    res.end(Buffer.from(await answer.arrayBuffer()));
+    return;
+  }
+  res.flushHeaders();
+  try {
+    for await (const chunk of answer.body) {
+      if (res.destroyed) break;
+      res.write(chunk);
+    }
+  } finally {
+    res.end();
+  }
 }
