@@ -41,7 +41,53 @@ function okResult(entry: ToolEntry, body: unknown): CallToolResult {
 }
 
 /** An operation as a tool, built once with the registry: the list and each call only read it. */
-interface ToolEntry { op: AnyOperation; tool: Tool; wraps: boolean }
+interface ToolEntry { op: AnyOperation; tool: Tool; wraps: boolean; guarded?: AnyOperation }
+
+/**
+ * A read that runs one statement, as the fast path of a lone tools/call runs it: the statement
+ * under app_hidden.authorize_mcp's check of the organization's MCP setting (a one-time filter,
+ * evaluated before any row is read, raising 404 while MCP is off), so that the key, the setting
+ * and the read take one round trip instead of two. Writes, transactions and heavy reads have none.
+ */
+function guardedRead(op: AnyOperation): AnyOperation | undefined {
+  const how = op.run;
+  if (op.method !== 'GET' || op.heavy || !('statement' in how)) return undefined;
+  return { ...op, run: {
+    statement: (input: Record<string, unknown>) => sql`select * from (${how.statement(input)}) s where app_hidden.authorize_mcp('[]'::jsonb) is not null`,
+    shape: how.shape,
+  } };
+}
+
+/** The tool and arguments of a body that is one well-formed tools/call request, else undefined. */
+function loneCall(json: unknown): { name: string; args: Record<string, unknown> } | undefined {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
+  const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+  if (m.jsonrpc !== '2.0' || m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return undefined;
+  const params = m.params as { name?: unknown; arguments?: unknown } | undefined;
+  if (!params || typeof params !== 'object' || typeof params.name !== 'string') return undefined;
+  const args = params.arguments ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  return { name: params.name, args: args as Record<string, unknown> };
+}
+
+/**
+ * The fast path: a lone tools/call of a guarded read, run before the SDK's server is built; its
+ * successful result, else undefined, and the request takes the ordinary path (the key and
+ * setting checked first, then the call), which answers every refusal as before. A read may so run
+ * twice when it fails; it changes nothing, and a failing call is the rare one.
+ */
+async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, json: unknown) {
+  const call = loneCall(json);
+  const entry = call && tools.get(call.name);
+  if (!call || !entry?.guarded) return undefined;
+  const op = entry.guarded;
+  try {
+    const { body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, call.args)));
+    return { name: call.name, result: okResult(entry, body) };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The server validates JSON Schemas only for elicitation, which it never asks for; the SDK's
@@ -70,13 +116,15 @@ interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
 const SERVER_INFO = { name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' };
 const SERVER_OPTIONS = { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator };
 
-function buildServer(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, callable: ReadonlySet<string>): Server {
+function buildServer(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, callable: ReadonlySet<string>,
+  answered?: { name: string; result: CallToolResult }): Server {
   const server = new Server(SERVER_INFO, SERVER_OPTIONS);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [...tools.values()].filter((t) => callable.has(t.op.operationId)).map((t) => t.tool),
   }));
   server.setRequestHandler(ToolCall, async (request) => {
     const params = request.params as ToolCallParams;
+    if (answered && params.name === answered.name) return answered.result;
     const entry = tools.get(params.name);
     if (!entry) return errorResult(notFound(`Tool ${params.name}`));
     const { op } = entry;
@@ -172,11 +220,18 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     return { operation_id: op.operationId, scope, member_access: memberAccess, manager_power: managerPower };
   }));
   // every tool's description and JSON Schemas, converted from zod once, not per request
-  const tools = new Map(operations.map((op) => [op.operationId, { op, tool: toolOf(op), wraps: wrapsOutput(op) }]));
+  const tools = new Map<string, ToolEntry>(operations.map((op) => [op.operationId,
+    { op, tool: toolOf(op), wraps: wrapsOutput(op), guarded: guardedRead(op) }]));
   return async (req: Request, res: Response): Promise<void> => {
     const key = bearerKey(req.get('authorization'));
     if (!key) throw unauthorized();
     const body = parsedBody(req);
+    const answered = body && await fastCall(deps, tools, key, body.json);
+    if (answered) {
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
+      const server = buildServer(deps, tools, key, new Set(), answered);
+      return serve(req, res, server, transport, body.json);
+    }
     // The key and the organization's MCP setting are checked for every POST; which tools the
     // credential may call only for a tools/list (a call is authorized by the database when it runs).
     const { rows } = await runStatement(deps.pool, credentialHash(key, deps.config.baseUrl), { scope: null, memberAccess: 'open', managerPower: null },
@@ -189,14 +244,17 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     }
 
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
-    const server = buildServer(deps, tools, key, callable);
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await send(res, await transport.handleRequest(webRequest(req), { parsedBody: body.json }));
+    return serve(req, res, buildServer(deps, tools, key, callable), transport, body.json);
   };
+}
+
+async function serve(req: Request, res: Response, server: Server, transport: WebStandardStreamableHTTPServerTransport, json: unknown): Promise<void> {
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await send(res, await transport.handleRequest(webRequest(req), { parsedBody: json }));
 }
 
 const listsTools = (json: unknown): boolean =>

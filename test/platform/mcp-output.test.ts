@@ -8,6 +8,7 @@ import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { mcpCall, withMcpClient } from '../helpers/mcp.ts';
+import { updateOrg } from '../../src/admin/commands.ts';
 
 let app: TestApp;
 let acme: Applied;
@@ -84,4 +85,29 @@ test('the structuredContent of a successful call of each area fits its outputSch
     const text = JSON.parse(result.content[0].text);
     t.deepEqual(tools.get(name)!.outputSchema!.required?.[0] === 'result' ? { result: text } : text, result.structuredContent, name);
   }
+});
+
+// A lone tools/call of a read runs the key check, the MCP setting and the read in one round trip
+// (src/mcp/endpoint.ts, fastCall); its refusals are the ordinary path's.
+test('a lone read call: MCP off is HTTP 404, an unknown key 401, a missing contact the 404 tool result', async (t) => {
+  const off = await app.apply(acmeFixture('MCP Off Co'));
+  await updateOrg(app.db.owner, off.organization_id, 'off', undefined);
+  const offCall = await mcpCall(app, off.keys.org!, 'contacts_get', { contactId: off.ids.ann });
+  t.is(offCall.http, 404);
+  t.is(offCall.body.error, 'not_found');
+  for (const [name, args] of calls().filter(([n]) => tools.get(n)!.annotations!.readOnlyHint)) {
+    t.is((await mcpCall(app, off.keys.org!, name, args)).http, 404, `${name} while MCP is off`);
+  }
+  const unknown = await mcpCall(app, `svc_sk_${'x'.repeat(32)}`, 'contacts_get', { contactId: acme.ids.ann });
+  t.is(unknown.http, 401);
+  const missing = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: '00000000-0000-4000-8000-000000000000' });
+  t.is(missing.http, 200);
+  t.like(missing.body.result, { isError: true, structuredContent: { statusCode: 404, error: 'not_found' } });
+  const other = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: off.ids.ann });
+  t.like(other.body.result, { isError: true, structuredContent: { statusCode: 404 } }, 'another organization\'s contact');
+  const bad = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: 'nope' });
+  t.like(bad.body.result, { isError: true, structuredContent: { statusCode: 400 } });
+  const ok = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: acme.ids.ann });
+  t.is(ok.body.result.structuredContent.id, acme.ids.ann);
+  t.is(ok.body.id, 1);
 });
