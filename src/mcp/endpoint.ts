@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Config } from '../config.ts';
 import { bearerKey, credentialHash } from '../auth/keys.ts';
@@ -59,31 +59,47 @@ function guardedRead(op: AnyOperation): AnyOperation | undefined {
 }
 
 /** The tool and arguments of a body that is one well-formed tools/call request, else undefined. */
-function loneCall(json: unknown): { name: string; args: Record<string, unknown> } | undefined {
+interface LoneCall { id: string | number; name: string; args: Record<string, unknown> }
+function loneCall(json: unknown): LoneCall | undefined {
   if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
   const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
   if (m.jsonrpc !== '2.0' || m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return undefined;
   const params = m.params as { name?: unknown; arguments?: unknown } | undefined;
   if (!params || typeof params !== 'object' || typeof params.name !== 'string') return undefined;
+  // anything else in params (a task to create, say) is for the SDK's server to answer
+  if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments' && k !== '_meta')) return undefined;
   const args = params.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
-  return { name: params.name, args: args as Record<string, unknown> };
+  return { id: m.id, name: params.name, args: args as Record<string, unknown> };
 }
 
 /**
- * The fast path: a lone tools/call of a guarded read, run before the SDK's server is built; its
- * successful result, else undefined, and the request takes the ordinary path (the key and
- * setting checked first, then the call), which answers every refusal as before. A read may so run
- * twice when it fails; it changes nothing, and a failing call is the rare one.
+ * Whether the SDK's transport would take this request as it is: a JSON body, and no protocol
+ * version header or a supported one (the transport answers 415 and 400 otherwise; such a request
+ * takes the ordinary path, which answers them). The Accept header is checked by negotiate.
  */
-async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, json: unknown) {
-  const call = loneCall(json);
-  const entry = call && tools.get(call.name);
-  if (!call || !entry?.guarded) return undefined;
+function answersDirectly(req: Request): boolean {
+  const version = req.headers['mcp-protocol-version'];
+  return /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')
+    && (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version as string));
+}
+
+/**
+ * The fast path: a POST that is one tools/call of a guarded read, asking for a JSON answer. The
+ * read runs with the key's authentication and the MCP setting's check in one round trip, and the
+ * JSON-RPC answer is written as the SDK's transport would write it, without building the SDK's
+ * server and transport for it. Its successful result, else undefined, and the request takes the
+ * ordinary path (the key and setting checked first, then the call through the SDK), which
+ * answers every refusal as before. A read may so run twice when it fails; it changes nothing,
+ * and a failing call is the rare one.
+ */
+async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, call: LoneCall) {
+  const entry = tools.get(call.name);
+  if (!entry?.guarded) return undefined;
   const op = entry.guarded;
   try {
     const { body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, call.args)));
-    return { name: call.name, result: okResult(entry, body) };
+    return { result: okResult(entry, body) };
   } catch {
     return undefined;
   }
@@ -113,18 +129,17 @@ const validator = new SharedValidator();
 const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
 
+
 const SERVER_INFO = { name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' };
 const SERVER_OPTIONS = { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator };
 
-function buildServer(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, callable: ReadonlySet<string>,
-  answered?: { name: string; result: CallToolResult }): Server {
+function buildServer(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, callable: ReadonlySet<string>): Server {
   const server = new Server(SERVER_INFO, SERVER_OPTIONS);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [...tools.values()].filter((t) => callable.has(t.op.operationId)).map((t) => t.tool),
   }));
   server.setRequestHandler(ToolCall, async (request) => {
     const params = request.params as ToolCallParams;
-    if (answered && params.name === answered.name) return answered.result;
     const entry = tools.get(params.name);
     if (!entry) return errorResult(notFound(`Tool ${params.name}`));
     const { op } = entry;
@@ -226,11 +241,13 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     const key = bearerKey(req.get('authorization'));
     if (!key) throw unauthorized();
     const body = parsedBody(req);
-    const answered = body && await fastCall(deps, tools, key, body.json);
+    const prefersJson = negotiate(req);
+    const call = body && prefersJson && answersDirectly(req) ? loneCall(body.json) : undefined;
+    const answered = call && await fastCall(deps, tools, key, call);
     if (answered) {
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
-      const server = buildServer(deps, tools, key, new Set(), answered);
-      return serve(req, res, server, transport, body.json);
+      // what the SDK's transport would write for this one request, without building it
+      res.status(200).type('application/json').end(JSON.stringify({ result: answered.result, jsonrpc: '2.0', id: call.id }));
+      return;
     }
     // The key and the organization's MCP setting are checked for every POST; which tools the
     // credential may call only for a tools/list (a call is authorized by the database when it runs).
@@ -243,7 +260,7 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
       return jsonRpcError(res, -32600, `Invalid Request: at most ${MCP_BATCH_LIMIT} messages in one batch`);
     }
 
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: prefersJson });
     return serve(req, res, buildServer(deps, tools, key, callable), transport, body.json);
   };
 }

@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { mcpCall, withMcpClient } from '../helpers/mcp.ts';
+import { mcpCall, mcpRpc, rpcMessages, withMcpClient } from '../helpers/mcp.ts';
 import { updateOrg } from '../../src/admin/commands.ts';
 
 let app: TestApp;
@@ -110,4 +110,18 @@ test('a lone read call: MCP off is HTTP 404, an unknown key 401, a missing conta
   const ok = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: acme.ids.ann });
   t.is(ok.body.result.structuredContent.id, acme.ids.ann);
   t.is(ok.body.id, 1);
+});
+
+test('a lone read call answers as the SDK\'s transport does; an unsupported protocol version is still 400', async (t) => {
+  const auth = { authorization: `Bearer ${acme.keys.org}` };
+  const body = { jsonrpc: '2.0', id: 'abc', method: 'tools/call', params: { name: 'contacts_get', arguments: { contactId: acme.ids.ann } } };
+  const direct = await mcpRpc(app, body, { ...auth, accept: 'application/json, text/event-stream' });
+  t.regex(direct.headers.get('content-type') ?? '', /^application\/json/);
+  const viaSdk = await mcpRpc(app, body, { ...auth, accept: 'text/event-stream, application/json' });
+  t.regex(viaSdk.headers.get('content-type') ?? '', /^text\/event-stream/);
+  t.deepEqual(rpcMessages(await direct.text()), rpcMessages(await viaSdk.text()));
+  const version = await mcpRpc(app, body, { ...auth, accept: 'application/json', 'mcp-protocol-version': '1999-01-01' });
+  t.is(version.status, 400);
+  const notJson = await mcpRpc(app, JSON.stringify(body), { ...auth, accept: 'application/json', 'content-type': 'text/plain' });
+  t.is(notJson.status, 415);
 });
