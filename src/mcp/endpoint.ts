@@ -58,19 +58,24 @@ function guardedRead(op: AnyOperation): AnyOperation | undefined {
   } };
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** The tool and arguments of a body that is one well-formed tools/call request, else undefined. */
 interface LoneCall { id: string | number; name: string; args: Record<string, unknown> }
 function loneCall(json: unknown): LoneCall | undefined {
   if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
   const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-  if (m.jsonrpc !== '2.0' || m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return undefined;
-  const params = m.params as { name?: unknown; arguments?: unknown } | undefined;
-  if (!params || typeof params !== 'object' || typeof params.name !== 'string') return undefined;
+  if (m.jsonrpc !== '2.0' || m.method !== 'tools/call' || (typeof m.id !== 'string' && !Number.isInteger(m.id))) return undefined;
+  // the SDK's JSON-RPC request schema is strict: any other member is for it to refuse
+  if (Object.keys(m).some((k) => !['jsonrpc', 'id', 'method', 'params'].includes(k))) return undefined;
+  const params = m.params as { name?: unknown; arguments?: unknown; _meta?: unknown } | undefined;
+  if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
   // anything else in params (a task to create, say) is for the SDK's server to answer
   if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments' && k !== '_meta')) return undefined;
+  if (params._meta !== undefined && !isPlainObject(params._meta)) return undefined;
   const args = params.arguments ?? {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
-  return { id: m.id, name: params.name, args: args as Record<string, unknown> };
+  if (!isPlainObject(args)) return undefined;
+  return { id: m.id as string | number, name: params.name, args };
 }
 
 /**
@@ -107,8 +112,8 @@ async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>
 
 /**
  * The server validates JSON Schemas only for elicitation, which it never asks for; the SDK's
- * default is a new Ajv instance per Server, that is per request here (the largest part of the
- * cost of a call before it was shared). One instance serves every request.
+ * default is a new Ajv instance per Server, that is per request here (the largest single item of
+ * a call's profile before it was shared). One instance serves every request.
  */
 class SharedValidator implements jsonSchemaValidator {
   private inner: jsonSchemaValidator | undefined;
@@ -128,7 +133,6 @@ const validator = new SharedValidator();
 // arrive as sent: the schema's record would drop a `__proto__` key unseen.
 const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
-
 
 const SERVER_INFO = { name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' };
 const SERVER_OPTIONS = { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator };

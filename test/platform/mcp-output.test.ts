@@ -124,4 +124,9 @@ test('a lone read call answers as the SDK\'s transport does; an unsupported prot
   t.is(version.status, 400);
   const notJson = await mcpRpc(app, JSON.stringify(body), { ...auth, accept: 'application/json', 'content-type': 'text/plain' });
   t.is(notJson.status, 415);
+  // what the SDK's schemas refuse is refused as before: a member JSON-RPC does not have, a _meta that is no object
+  const extra = await mcpRpc(app, { ...body, surprise: 1 }, { ...auth, accept: 'application/json' });
+  t.is(extra.status, 400);
+  const meta = await mcpRpc(app, { ...body, params: { ...body.params, _meta: 5 } }, { ...auth, accept: 'application/json' });
+  t.like(await meta.json(), { error: { code: -32700 } }, 'the SDK refuses it as no JSON-RPC message');
 });
