@@ -128,6 +128,8 @@ request against REST's 300–530 (ratio 4.4–4.6), p50 4.3–4.8× REST's:
   the SDK server's per-request zod parsing of the JSON-RPC message and of the result, and its close: a
   lone JSON \`tools/call\` of a read is answered directly (the same JSON-RPC answer, tested), anything else goes
   through the SDK's web-standard transport without the Node adapter;
+- the answer: the body is serialized once, its JSON serving as the text and as \`structuredContent\` (it was
+  serialized twice, as text and again as the structured object);
 - tools and JSON Schemas: converted once with the registry (they were converted per \`tools/list\`).
 
 The CPU ratio is the steady figure on this shared machine; p50s of single rounds swing by 3× with the

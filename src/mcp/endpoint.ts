@@ -98,16 +98,23 @@ function answersDirectly(req: Request): boolean {
  * answers every refusal as before. A read may so run twice when it fails; it changes nothing,
  * and a failing call is the rare one.
  */
-async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, call: LoneCall) {
+async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, call: LoneCall): Promise<string | undefined> {
   const entry = tools.get(call.name);
   if (!entry?.guarded) return undefined;
   const op = entry.guarded;
+  let body: unknown;
   try {
-    const { body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, call.args)));
-    return { result: okResult(entry, body) };
+    ({ body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, call.args))));
   } catch {
     return undefined;
   }
+  // the JSON-RPC answer of okResult(entry, body), the body serialized once: the text is its JSON,
+  // and the structuredContent the same JSON (under `result` where the output schema wraps it)
+  const text = JSON.stringify(body) as string | undefined;
+  if (text === undefined) return undefined;
+  const structured = entry.wraps ? `{"result":${text}}` : text;
+  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${structured}},`
+    + `"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
 }
 
 /**
@@ -248,9 +255,9 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     const prefersJson = negotiate(req);
     const call = body && prefersJson && answersDirectly(req) ? loneCall(body.json) : undefined;
     const answered = call && await fastCall(deps, tools, key, call);
-    if (answered) {
+    if (answered !== undefined) {
       // what the SDK's transport would write for this one request, without building it
-      res.status(200).type('application/json').end(JSON.stringify({ result: answered.result, jsonrpc: '2.0', id: call.id }));
+      res.status(200).type('application/json').end(answered);
       return;
     }
     // The key and the organization's MCP setting are checked for every POST; which tools the
