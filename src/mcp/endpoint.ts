@@ -1,13 +1,16 @@
 // The MCP entry point, POST /api/v1/mcp: stateless Streamable HTTP, a fresh server and
-// transport per request (a stateless transport must never serve two requests). The key is
+// transport per request (a stateless transport must never serve two requests); what does not
+// depend on the request (the tools and their JSON Schemas, the JSON Schema validator) is built once. The key is
 // checked first: 401 without a valid one, then, in the same round trip, the database's rule
 // (app_hidden.authorize_mcp): 404 when the organization has MCP turned off, else the tools the
 // credential may call.
 import type { Request, Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import { ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Config } from '../config.ts';
 import { bearerKey, credentialHash } from '../auth/keys.ts';
 import { ACCESS_TOKEN_PATTERN } from '../auth/oauth.ts';
@@ -18,7 +21,7 @@ import { execute, requirementOf, type ExecuteDeps } from '../platform/execute.ts
 import { parseJsonBody, splitArguments, validateInput } from '../platform/input.ts';
 import { log } from '../log.ts';
 import type { AnyOperation } from '../registry/operation.ts';
-import { toolOf } from './tools.ts';
+import { structuredOf, toolOf, wrapsOutput } from './tools.ts';
 
 export const MCP_PATH = '/api/v1/mcp';
 
@@ -33,10 +36,101 @@ function errorResult(err: ApiError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
-function okResult(body: unknown): CallToolResult {
-  const structured = body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : { result: body };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+/** The REST body as JSON text, and as structuredContent fitting the tool's outputSchema. */
+function okResult(entry: ToolEntry, body: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structuredOf(entry.op, body, entry.wraps) };
 }
+
+/** An operation as a tool, built once with the registry: the list and each call only read it. */
+interface ToolEntry { op: AnyOperation; tool: Tool; wraps: boolean; guarded?: AnyOperation }
+
+/**
+ * A read that runs one statement, as the fast path of a lone tools/call runs it: the statement
+ * under app_hidden.authorize_mcp's check of the organization's MCP setting (a one-time filter,
+ * evaluated before any row is read, raising 404 while MCP is off), so that the key, the setting
+ * and the read take one round trip instead of two. Writes, transactions and heavy reads have none.
+ */
+function guardedRead(op: AnyOperation): AnyOperation | undefined {
+  const how = op.run;
+  if (op.method !== 'GET' || op.heavy || !('statement' in how)) return undefined;
+  return { ...op, run: {
+    statement: (input: Record<string, unknown>) => sql`select * from (${how.statement(input)}) s where app_hidden.authorize_mcp('[]'::jsonb) is not null`,
+    shape: how.shape,
+  } };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The tool and arguments of a body that is one well-formed tools/call request, else undefined. */
+interface LoneCall { id: string | number; name: string; args: Record<string, unknown> }
+function loneCall(json: unknown): LoneCall | undefined {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
+  const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+  if (m.jsonrpc !== '2.0' || m.method !== 'tools/call' || (typeof m.id !== 'string' && !Number.isInteger(m.id))) return undefined;
+  // the SDK's JSON-RPC request schema is strict: any other member is for it to refuse
+  if (Object.keys(m).some((k) => !['jsonrpc', 'id', 'method', 'params'].includes(k))) return undefined;
+  const params = m.params as { name?: unknown; arguments?: unknown; _meta?: unknown } | undefined;
+  if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
+  // anything else in params (a task to create, say) is for the SDK's server to answer
+  if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments' && k !== '_meta')) return undefined;
+  if (params._meta !== undefined && !isPlainObject(params._meta)) return undefined;
+  const args = params.arguments ?? {};
+  if (!isPlainObject(args)) return undefined;
+  return { id: m.id as string | number, name: params.name, args };
+}
+
+/**
+ * Whether the SDK's transport would take this request as it is: a JSON body, and no protocol
+ * version header or a supported one (the transport answers 415 and 400 otherwise; such a request
+ * takes the ordinary path, which answers them). The Accept header is checked by negotiate.
+ */
+function answersDirectly(req: Request): boolean {
+  const version = req.headers['mcp-protocol-version'];
+  return /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')
+    && (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version as string));
+}
+
+/**
+ * The fast path: a POST that is one tools/call of a guarded read, asking for a JSON answer. The
+ * read runs with the key's authentication and the MCP setting's check in one round trip, and the
+ * JSON-RPC answer is written as the SDK's transport would write it, without building the SDK's
+ * server and transport for it. Its successful result, else undefined, and the request takes the
+ * ordinary path (the key and setting checked first, then the call through the SDK), which
+ * answers every refusal as before. A read may so run twice when it fails; it changes nothing,
+ * and a failing call is the rare one.
+ */
+async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, call: LoneCall): Promise<string | undefined> {
+  const entry = tools.get(call.name);
+  if (!entry?.guarded) return undefined;
+  const op = entry.guarded;
+  let body: unknown;
+  try {
+    ({ body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, call.args))));
+  } catch {
+    return undefined;
+  }
+  // the JSON-RPC answer of okResult(entry, body), the body serialized once: the text is its JSON,
+  // and the structuredContent the same JSON (under `result` where the output schema wraps it)
+  const text = JSON.stringify(body) as string | undefined;
+  if (text === undefined) return undefined;
+  const structured = entry.wraps ? `{"result":${text}}` : text;
+  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${structured}},`
+    + `"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+}
+
+/**
+ * The server validates JSON Schemas only for elicitation, which it never asks for; the SDK's
+ * default is a new Ajv instance per Server, that is per request here (the largest single item of
+ * a call's profile before it was shared). One instance serves every request.
+ */
+class SharedValidator implements jsonSchemaValidator {
+  private inner: jsonSchemaValidator | undefined;
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    this.inner ??= new AjvJsonSchemaValidator();
+    return this.inner.getValidator<T>(schema);
+  }
+}
+const validator = new SharedValidator();
 
 // tools/call as the SDK's Server checks it itself before our handler runs: against
 // CallToolRequestSchema, answering JSON-RPC -32602 (invalid params) when the request does not
@@ -48,21 +142,23 @@ function okResult(body: unknown): CallToolResult {
 const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
 
-function buildServer(deps: ExecuteDeps, operations: readonly AnyOperation[], key: string, callable: ReadonlySet<string>): Server {
-  const byName = new Map(operations.map((op) => [op.operationId, op]));
-  const server = new Server({ name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+const SERVER_INFO = { name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' };
+const SERVER_OPTIONS = { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator };
+
+function buildServer(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, callable: ReadonlySet<string>): Server {
+  const server = new Server(SERVER_INFO, SERVER_OPTIONS);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: operations.filter((op) => callable.has(op.operationId)).map(toolOf),
+    tools: [...tools.values()].filter((t) => callable.has(t.op.operationId)).map((t) => t.tool),
   }));
   server.setRequestHandler(ToolCall, async (request) => {
     const params = request.params as ToolCallParams;
-    const op = byName.get(params.name);
-    if (!op) return errorResult(notFound(`Tool ${params.name}`));
+    const entry = tools.get(params.name);
+    if (!entry) return errorResult(notFound(`Tool ${params.name}`));
+    const { op } = entry;
     try {
       const args = params.arguments ?? {};
       const { body } = await execute(deps, op, key, () => validateInput(op, splitArguments(op, args)));
-      return okResult(body);
+      return okResult(entry, body);
     } catch (e) {
       const err = toApiError(e);
       if (err.statusCode >= 500) log.error({ err: e, tool: op.operationId }, 'tool call failed');
@@ -165,14 +261,29 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     const { scope, memberAccess, managerPower } = requirementOf(op);
     return { operation_id: op.operationId, scope, member_access: memberAccess, manager_power: managerPower };
   }));
+  // every tool's description and JSON Schemas, converted from zod once, not per request
+  const tools = new Map<string, ToolEntry>(operations.map((op) => [op.operationId,
+    { op, tool: toolOf(op), wraps: wrapsOutput(op), guarded: guardedRead(op) }]));
   return async (req: Request, res: Response): Promise<void> => {
     const key = bearerKey(req.get('authorization'));
     if (!key) throw unauthorized();
+    const body = parsedBody(req);
+    const prefersJson = negotiate(req);
+    const call = body && prefersJson && answersDirectly(req) ? loneCall(body.json) : undefined;
+    const answered = call && await fastCall(deps, tools, key, call);
+    if (answered !== undefined) {
+      // what the SDK's transport would write for this one request, without building it
+      res.status(200).type('application/json').end(answered);
+      return;
+    }
+    // The key and the organization's MCP setting are checked for every POST; which tools the
+    // credential may call only for a tools/list (a call is authorized by the database when it runs).
     const { rows } = await runStatement(deps.pool, credentialHash(key, deps.config.baseUrl), { scope: null, memberAccess: 'open', managerPower: null },
-      sql`select app_hidden.authorize_mcp(${requirements}::jsonb) as tools, app_hidden.current_scopes() as scopes`);
+      // an OAuth token's tools/call needs them too: a tool beyond its scopes is a 403 (missingScope)
+      sql`select app_hidden.authorize_mcp(${listsTools(body?.json) || ACCESS_TOKEN_PATTERN.test(key) ? requirements : '[]'}::jsonb) as tools,
+        app_hidden.current_scopes() as scopes`);
     const callable = new Set(rows[0]!.tools as string[]);
 
-    const body = parsedBody(req);
     if (!body) return jsonRpcError(res, -32700, 'Parse error: the body is not JSON');
     if (Array.isArray(body.json) && body.json.length > MCP_BATCH_LIMIT) {
       return jsonRpcError(res, -32600, `Invalid Request: at most ${MCP_BATCH_LIMIT} messages in one batch`);
@@ -184,13 +295,53 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
       throw new ApiError(403, 'insufficient_scope', `This credential lacks the ${missing} scope`, { required: missing });
     }
 
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: negotiate(req) });
-    const server = buildServer(deps, operations, key, callable);
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body.json);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: prefersJson });
+    return serve(req, res, buildServer(deps, tools, key, callable), transport, body.json);
   };
+}
+
+async function serve(req: Request, res: Response, server: Server, transport: WebStandardStreamableHTTPServerTransport, json: unknown): Promise<void> {
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await send(res, await transport.handleRequest(webRequest(req), { parsedBody: json }));
+}
+
+const listsTools = (json: unknown): boolean =>
+  (Array.isArray(json) ? json : [json]).some((m) => (m as { method?: unknown } | null)?.method === 'tools/list');
+
+/**
+ * The request as the SDK's web-standard transport reads it: method, URL and headers (the body is
+ * passed parsed). Converting here rather than through the SDK's Node adapter (@hono/node-server)
+ * saves a copy of the request and a stream per answer.
+ */
+function webRequest(req: Request): globalThis.Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  return new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`, { method: req.method, headers });
+}
+
+/** Writes the transport's answer: JSON in one write, an SSE stream as its events come. */
+async function send(res: Response, answer: globalThis.Response): Promise<void> {
+  res.status(answer.status);
+  answer.headers.forEach((value, name) => res.setHeader(name, value));
+  if (!answer.body) {
+    res.end();
+    return;
+  }
+  if (!answer.headers.get('content-type')?.startsWith('text/event-stream')) {
+    res.end(Buffer.from(await answer.arrayBuffer()));
+    return;
+  }
+  res.flushHeaders();
+  try {
+    for await (const chunk of answer.body) {
+      if (res.destroyed) break;
+      res.write(chunk);
+    }
+  } finally {
+    res.end();
+  }
 }

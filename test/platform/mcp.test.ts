@@ -81,8 +81,10 @@ test('a successful call returns the REST body as text and structuredContent', as
     const structured = me.structuredContent as any;
     t.is(structured.organization.id, acme.organization_id);
     t.deepEqual(JSON.parse((me.content as any)[0].text), structured);
+    // a response schema that is not an object's (z.any() here) is wrapped under `result`
     const contact = await client.callTool({ name: 'probe_contact_get', arguments: { contactId: acme.ids.ann } });
-    t.is((contact.structuredContent as any).id, acme.ids.ann);
+    t.is((contact.structuredContent as any).result.id, acme.ids.ann);
+    t.is(JSON.parse((contact.content as any)[0].text).id, acme.ids.ann, 'the text is the REST body');
   });
 });
 
