@@ -31,9 +31,12 @@ const INSTRUCTIONS =
   'user\'s approval before calling them unless the user asked for exactly that action. A failing call returns ' +
   'isError with the API\'s error envelope: branch on statusCode and error.';
 
+// The envelope goes as text only: structuredContent must fit the tool's outputSchema, and the
+// SDK's client checks it against that schema even on an error result (a call refused with an
+// envelope there would throw in the client instead of answering isError).
 function errorResult(err: ApiError): CallToolResult {
   const body = envelope(err, MCP_PATH);
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
 /** The REST body as JSON text, and as structuredContent fitting the tool's outputSchema. */

@@ -73,11 +73,16 @@ export async function mcpCall(target: McpTarget, key: string, name: string, args
   return { http: res.status, body: rpcMessages(raw) ?? raw };
 }
 
-/** A tools/call that must come back as a tool result: whether it is an error, and its structuredContent. */
+/** The API's error envelope of an isError tool result: its text (errors carry no structuredContent). */
+export const errorEnvelope = (result: object): any => JSON.parse(((result as { content: { text: string }[] }).content)[0]!.text);
+
+/** A tools/call that must come back as a tool result: whether it is an error, and its structuredContent (an error: its envelope). */
 export async function callTool(target: McpTarget, key: string, name: string, args: Record<string, unknown> | string): Promise<{ isError: boolean; body: any }> {
   const res = await mcpCall(target, key, name, args);
   if (res.http !== 200 || !res.body?.result) throw new Error(`MCP answered ${res.http} ${JSON.stringify(res.body).slice(0, 500)}`);
-  return { isError: Boolean(res.body.result.isError), body: res.body.result.structuredContent };
+  // an error's envelope comes as text only (no structuredContent: it would not fit the outputSchema)
+  const { isError, content, structuredContent } = res.body.result;
+  return { isError: Boolean(isError), body: isError ? errorEnvelope({ content }) : structuredContent };
 }
 
 /** The SDK's client, whose successful tool results are checked like every other answer. */

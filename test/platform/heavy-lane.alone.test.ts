@@ -160,11 +160,10 @@ test.serial('MCP tool calls share the same limit: refused calls are isError resu
   }));
   const res = await mcpRpc(app, batch, { authorization: `Bearer ${acme.keys.org}` });
   t.is(res.status, 200);
-  const replies = (await res.json()) as { result: { isError?: boolean; structuredContent: Record<string, unknown> } }[];
-  const refused = replies.filter((r) => r.result.isError);
+  const replies = (await res.json()) as { result: { isError?: boolean; content: { text: string }[] } }[];
+  const refused = replies.filter((r) => r.result.isError).map((r) => JSON.parse(r.result.content[0]!.text));
   t.is(replies.length - refused.length, 2);
-  t.true(refused.every((r) => r.result.structuredContent.statusCode === 429
-    && r.result.structuredContent.error === 'too_many_concurrent_requests'));
+  t.true(refused.every((e) => e.statusCode === 429 && e.error === 'too_many_concurrent_requests'));
 });
 
 test.serial('internal GraphQL queries are expensive calls too: the same limit, the same lane', async (t) => {

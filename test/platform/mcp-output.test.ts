@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { mcpCall, mcpRpc, rpcMessages, withMcpClient } from '../helpers/mcp.ts';
+import { errorEnvelope, mcpCall, mcpRpc, rpcMessages, withMcpClient } from '../helpers/mcp.ts';
 import { updateOrg } from '../../src/admin/commands.ts';
 
 let app: TestApp;
@@ -102,11 +102,13 @@ test('a lone read call: MCP off is HTTP 404, an unknown key 401, a missing conta
   t.is(unknown.http, 401);
   const missing = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: '00000000-0000-4000-8000-000000000000' });
   t.is(missing.http, 200);
-  t.like(missing.body.result, { isError: true, structuredContent: { statusCode: 404, error: 'not_found' } });
+  t.true(missing.body.result.isError);
+  t.like(errorEnvelope(missing.body.result), { statusCode: 404, error: 'not_found' });
+  t.is(missing.body.result.structuredContent, undefined, 'an error carries no structuredContent');
   const other = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: off.ids.ann });
-  t.like(other.body.result, { isError: true, structuredContent: { statusCode: 404 } }, 'another organization\'s contact');
+  t.like(errorEnvelope(other.body.result), { statusCode: 404 }, 'another organization\'s contact');
   const bad = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: 'nope' });
-  t.like(bad.body.result, { isError: true, structuredContent: { statusCode: 400 } });
+  t.like(errorEnvelope(bad.body.result), { statusCode: 400 });
   const ok = await mcpCall(app, acme.keys.org!, 'contacts_get', { contactId: acme.ids.ann });
   t.is(ok.body.result.structuredContent.id, acme.ids.ann);
   t.is(ok.body.id, 1);

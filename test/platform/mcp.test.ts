@@ -7,7 +7,7 @@ import { probeIdempotentOperations } from '../helpers/probes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { updateOrg } from '../../src/admin/commands.ts';
 import { MCP_BATCH_LIMIT } from '../../src/mcp/endpoint.ts';
-import { mcpRpc, toolNames, withMcpClient } from '../helpers/mcp.ts';
+import { errorEnvelope, mcpRpc, toolNames, withMcpClient } from '../helpers/mcp.ts';
 import { loadConfig } from '../../src/config.ts';
 
 let app: TestApp;
@@ -103,17 +103,17 @@ test('failing calls return isError with the REST error envelope', async (t) => {
     for (const [name, args, status, error] of cases) {
       const res = await client.callTool({ name, arguments: args });
       t.true(res.isError, name);
-      const body = res.structuredContent as any;
+      const body = errorEnvelope(res);
       t.is(body.statusCode, status, `${name} ${JSON.stringify(args)}`);
       t.is(body.error, error);
       t.is(body.path, '/api/v1/mcp');
-      t.deepEqual(JSON.parse((res.content as any)[0].text), body);
+      t.is(res.structuredContent, undefined, 'the envelope is text only: it would not fit the outputSchema');
     }
   });
   await withMcpClient(app, acme.keys.org_reader!, async (client) => {
     const scope = await client.callTool({ name: 'probe_write', arguments: { name: 'x' } });
-    t.is((scope.structuredContent as any).error, 'insufficient_scope');
-    t.is((scope.structuredContent as any).required, 'contacts:write');
+    t.is(errorEnvelope(scope).error, 'insufficient_scope');
+    t.is(errorEnvelope(scope).required, 'contacts:write');
   });
 });
 

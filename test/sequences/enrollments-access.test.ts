@@ -6,7 +6,7 @@
 // managers without the power get 403; every refusal changes nothing.
 import test from 'ava';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
-import { mcpCall, toolNames } from '../helpers/mcp.ts';
+import { errorEnvelope, mcpCall, toolNames } from '../helpers/mcp.ts';
 import { refusedWithoutWrites } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { insertEnrollment, readsFixture, seedReads, type ReadsData } from './reads-helpers.ts';
@@ -138,11 +138,12 @@ test.serial('over MCP: the tools follow the credential, and refusals are the RES
   const orgWide = await refusedWithoutWrites(t, app, org(), 403, 'insufficient_role', async () => {
     const res = await mcpCall(app, acme.keys.north_seq_mgr!, 'sequences_cancel_enrollment',
       { sequenceId: data.orgWide, enrollmentId: data.enrollments['orgWide.ann'] });
-    const body = res.body.result.structuredContent;
+    const body = errorEnvelope(res.body.result);
     return { status: body.statusCode as number, body };
   });
   t.true(Boolean(orgWide));
   const south = await mcpCall(app, acme.keys.north_seq_mgr!, 'sequences_get_enrollment',
     { sequenceId: data.south, enrollmentId: data.enrollments['south.ann'] });
-  t.like(south.body.result, { isError: true, structuredContent: { statusCode: 404 } });
+  t.true(south.body.result.isError);
+  t.like(errorEnvelope(south.body.result), { statusCode: 404 });
 });
