@@ -8,6 +8,7 @@
 // It also queues again the runs whose worker died (no progress for five minutes).
 import type { Task } from 'graphile-worker';
 import type pg from 'pg';
+import { retryingConflicts } from '../db/request.ts';
 import { nextOccurrence, parseRule } from './occurrences.ts';
 
 export interface StoredSchedule {
@@ -52,8 +53,11 @@ export async function fireDue(client: pg.ClientBase, limit = 100): Promise<strin
       const after = due.next_fire_at > due.now ? due.next_fire_at : due.now;
       const next = nextFireAfter(due, after);
       // fire_text: the stored instant to the microsecond, which a Date would round to the millisecond
-      const { rows: [fired] } = await client.query<{ run: string | null }>(
-        'select app_private.broadcast_fire($1, $2, $3, $4) as run', [due.organization_id, due.sequence_id, due.fire_text, next]);
+      // A fire enrolls the audience while a cancel of the broadcast's last run may be ending its
+      // enrollments: the two can deadlock on the live-enrollment index. The fire is one statement,
+      // undone whole, so it is run again as the request paths run theirs.
+      const { rows: [fired] } = await retryingConflicts(() => client.query<{ run: string | null }>(
+        'select app_private.broadcast_fire($1, $2, $3, $4) as run', [due.organization_id, due.sequence_id, due.fire_text, next]));
       if (fired?.run) runs.push(fired.run);
     }
     if (rows.length < limit) return runs;

@@ -185,7 +185,7 @@ type Results = pg.QueryResult<Record<string, unknown>>[];
 const CONFLICTS = new Set(['40P01', '40001']);
 const ATTEMPTS = 5;
 
-async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
+export async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();

@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { garbage, hostile, own, pick, plausible, type MalformedInput, type Pools, type Rand, type Schema } from '../helpers/fuzz.ts';
-import { mcpCall } from '../helpers/mcp.ts';
+import { errorEnvelope, mcpCall } from '../helpers/mcp.ts';
 import { prng } from '../helpers/random.ts';
 import { asKey } from '../helpers/sql.ts';
 import { organizationData } from '../helpers/writes.ts';
@@ -239,7 +239,7 @@ async function fuzz(t: ExecutionContext, op: AnyOperation, keyRef: string, count
           t.fail(`MCP answered ${res.http} ${JSON.stringify(res.body).slice(0, 300)} for ${describe(op, c, face)}`);
           continue;
         }
-        body = res.body.result.structuredContent;
+        body = res.body.result.isError ? errorEnvelope(res.body.result) : res.body.result.structuredContent;
         status = res.body.result.isError ? body?.statusCode : 200;
         if (passesSchemas(op, c.args)) count1(`database ${status < 300 ? '2xx' : status}`);
       }
