@@ -46,6 +46,8 @@ const page = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>API reference</title>
+<!-- no icon: without this the browser asks for /favicon.ico, which this service does not serve -->
+<link rel="icon" href="data:,">
 </head>
 <body>
 <script id="api-reference" data-url="${DOCS_PATH}-json" data-configuration="${escapeAttribute(JSON.stringify(configuration))}"></script>
