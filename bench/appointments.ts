@@ -34,7 +34,6 @@ const started = Date.now();
 const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 
 const db = await benchServer();
-// the appointments area's SQL is still in migrations/current/ until the lead commits it
 const ownerUrl = await freshDatabase(db, DB_NAME);
 const loginUrl = loginUrlFor(ownerUrl, db.loginPassword);
 const pool = new pg.Pool({ connectionString: ownerUrl, max: 2 });

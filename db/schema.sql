@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000015) and migrations/current/ (050-idempotency-in-the-write-transaction.sql, 060-appointments-availability-start-windows.sql, 100-webhooks.sql, 101-webhooks-dashboard.sql, 200-sequences-trigger-references.sql, 201-conversations-interactions.sql, 202-conversations-web-chat.sql, 203-forms-redirect.sql, 300-sequences-batch-steps.sql, 310-broadcasts-batch-claim.sql, 410-delivery-sms-help.sql, 420-delivery-smtp-listener.sql, 500-ops-metrics.sql, 600-oauth-metadata-cache.sql, 990-analyst-grants.sql) leave.
--- migrations sha256:3c62d5a3b65b4b331a3664778f7f5920f796c862e74c0a489786f9ab71a2cbbd
+-- The schema that migrations/committed/ (000001–000016) and migrations/current/ (none) leave.
+-- migrations sha256:1d97da49bf179ed0ece983be2eb23f427ce29982014b8a917369d4c355202bb9
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 

@@ -2,7 +2,7 @@
 // a run in checkpointed batches until none is left (migration 000015, part 810-broadcasts-runs.sql):
 //   1. app_private.broadcast_claim_batch claims the next batch in a few statements, with the
 //      rules of the sequences engine's per-message claim (send-time refusals, rendering, the
-//      sink: migrations/current/310-broadcasts-batch-claim.sql) and writes the checkpoint,
+//      sink: migration 000016, part `310-broadcasts-batch-claim.sql`) and writes the checkpoint,
 //      committed;
 //   2. the channel's transport (src/delivery) gets each claimed message, after that commit;
 //   3. app_private.broadcast_record_batch records the answers in one statement and empties the

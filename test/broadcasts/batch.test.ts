@@ -1,4 +1,4 @@
-// A run's batches claimed and recorded set-based (migrations/current/310-broadcasts-batch-claim.sql)
+// A run's batches claimed and recorded set-based (migration 000016, part `310-broadcasts-batch-claim.sql`)
 // apply every rule of the sequences engine's per-message claim and record: each one tested here in
 // the batch path. The send-time refusals (missing_address, suppressed, opted_out, no_consent) and
 // the sink are in runs.test.ts; here: the rendering is the per-message one's, a provider
