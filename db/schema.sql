@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000016) and migrations/current/ (none) leave.
--- migrations sha256:1d97da49bf179ed0ece983be2eb23f427ce29982014b8a917369d4c355202bb9
+-- The schema that migrations/committed/ (000001–000017) and migrations/current/ (none) leave.
+-- migrations sha256:a51f425b9e9241a8e3c259d6b9b5bc927b5da648d29dbde8370844da5694a562
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -7028,14 +7028,18 @@ COMMENT ON COLUMN app_public.send_schedules.windows IS 'Weekly windows, local to
 --
 
 CREATE FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) RETURNS app_public.send_schedules
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select s.* from app_public.send_schedules s
-   where s.organization_id = sequence_send_schedule.organization_id
-     and (s.id = sequence_send_schedule.send_schedule_id or (sequence_send_schedule.send_schedule_id is null and s.is_default))
-   limit 1
-$$;
+declare
+  s app_public.send_schedules;
+begin
+  select * into s from app_public.send_schedules x
+   where x.organization_id = sequence_send_schedule.organization_id
+     and (x.id = sequence_send_schedule.send_schedule_id or (sequence_send_schedule.send_schedule_id is null and x.is_default))
+   limit 1;
+  return s;
+end $$;
 
 ALTER FUNCTION app_hidden.sequence_send_schedule(organization_id uuid, send_schedule_id uuid) OWNER TO svc_owner;
 
@@ -9421,6 +9425,9 @@ begin
   end if;
   due := at + app_hidden.step_delay(step);
   run_at := app_hidden.sequence_next_run(enroll_contacts.organization_id, s.send_schedule_id, due);
+  -- the count of the enrollments made is written once below, not by the statement trigger
+  -- (_500_count_inserted) on each insert of the loop
+  perform set_config('svc.enrollment_counts', 'batched', true);
   while cardinality(pending) > 0 loop
     for r in
       with ins as (
@@ -9457,6 +9464,14 @@ begin
     -- a live enrollment that ended between the two: try those again
     pending := array(select c from unnest(pending) c where not c = any(answered));
   end loop;
+  perform set_config('svc.enrollment_counts', '', true);
+  if cardinality(new_ids) > 0 then
+    insert into app_private.enrollment_counts (organization_id, sequence_id, status, n)
+    values (enroll_contacts.organization_id, enroll_contacts.sequence_id, 'active', cardinality(new_ids));
+    if random() < 1.0 / 32 then
+      perform app_private.fold_enrollment_counts(enroll_contacts.organization_id, enroll_contacts.sequence_id);
+    end if;
+  end if;
   if cardinality(new_ids) > 0 and run_at <= now() + app_hidden.sequence_sweep_horizon() then
     if cardinality(new_ids) = 1 then
       perform app_private.kick_step_sweep(enroll_contacts.organization_id);
@@ -10095,6 +10110,41 @@ ALTER FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment
 --
 
 COMMENT ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) IS 'Second transaction of a sequence step: records sent or failed (step run, message, event; with sink, the outbox row) and moves the enrollment on. Commits without waiting for the disk: a lost record leaves the run sending, later unknown.';
+
+--
+-- Name: sequence_steps_take(integer); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.sequence_steps_take(size integer) RETURNS TABLE(organization_id uuid, enrollment_id uuid, step_key text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET enable_bitmapscan TO 'off'
+    SET enable_sort TO 'off'
+    AS $$
+begin
+  -- the next due sequence_step jobs in graphile-worker's own order (priority, run_at), that no
+  -- worker holds (graphile_worker.complete_jobs's rule); one a worker is locking at this moment
+  -- is left to it, and one that failed before (or is flagged to run alone, having failed when
+  -- taken) keeps its attempts and backoff
+  return query
+  delete from graphile_worker._private_jobs j
+   where j.id in (select k.id from graphile_worker._private_jobs k
+                   where k.is_available and k.attempts = 0 and k.flags is null and k.job_queue_id is null and k.run_at <= now()
+                     and k.task_id = (select t.id from graphile_worker._private_tasks t where t.identifier = 'sequence_step')
+                   order by k.priority, k.run_at
+                   limit least(greatest(size, 0), 100)
+                     for update of k skip locked)
+     and j.locked_at is null
+  returning (j.payload->>'organization_id')::uuid, (j.payload->>'enrollment_id')::uuid, j.payload->>'step_key';
+end $$;
+
+ALTER FUNCTION app_private.sequence_steps_take(size integer) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION sequence_steps_take(size integer); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.sequence_steps_take(size integer) IS 'Takes the next `size` (at most 100) due sequence_step jobs no worker holds off the queue, for the caller to run now; answers their payloads. A step the caller does not run is queued again by the sweep.';
 
 --
 -- Name: sms_help_reply(uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -11036,12 +11086,14 @@ COMMENT ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscr
 --
 
 CREATE FUNCTION app_private.webhook_wanted(organization_id uuid, event text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select exists (select 1 from app_public.webhook_subscriptions s
-                  where s.organization_id = webhook_wanted.organization_id and s.status = 'active' and webhook_wanted.event = any(s.events))
-$$;
+begin
+  return exists (select 1 from app_public.webhook_subscriptions s
+                  where s.organization_id = webhook_wanted.organization_id and s.status = 'active'
+                    and webhook_wanted.event = any(s.events));
+end $$;
 
 ALTER FUNCTION app_private.webhook_wanted(organization_id uuid, event text) OWNER TO svc_owner;
 
@@ -16045,7 +16097,7 @@ CREATE TRIGGER _500_count_deleted AFTER DELETE ON app_public.enrollments REFEREN
 -- Name: enrollments _500_count_inserted; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
-CREATE TRIGGER _500_count_inserted AFTER INSERT ON app_public.enrollments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_enrollments__count_rows();
+CREATE TRIGGER _500_count_inserted AFTER INSERT ON app_public.enrollments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT WHEN ((current_setting('svc.enrollment_counts'::text, true) IS DISTINCT FROM 'batched'::text)) EXECUTE FUNCTION app_private.tg_enrollments__count_rows();
 
 --
 -- Name: enrollments _500_count_status; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -16271,11 +16323,11 @@ ALTER TABLE ONLY app_private.delivery_events
     ADD CONSTRAINT delivery_events_organization_id_message_id_fkey FOREIGN KEY (organization_id, message_id) REFERENCES app_private.outgoing_messages(organization_id, id) ON DELETE CASCADE;
 
 --
--- Name: enrollment_counts enrollment_counts_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
+-- Name: enrollment_counts enrollment_counts_sequence_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.enrollment_counts
-    ADD CONSTRAINT enrollment_counts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+    ADD CONSTRAINT enrollment_counts_sequence_fkey FOREIGN KEY (organization_id, sequence_id) REFERENCES app_public.sequences(organization_id, id) ON DELETE CASCADE;
 
 --
 -- Name: event_subscriptions event_subscriptions_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -16696,13 +16748,6 @@ ALTER TABLE ONLY app_public.enrollment_events
 
 ALTER TABLE ONLY app_public.enrollments
     ADD CONSTRAINT enrollments_organization_id_contact_id_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES app_public.contacts(organization_id, id) ON DELETE CASCADE;
-
---
--- Name: enrollments enrollments_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
---
-
-ALTER TABLE ONLY app_public.enrollments
-    ADD CONSTRAINT enrollments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
 -- Name: enrollments enrollments_organization_id_sequence_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -20259,6 +20304,12 @@ REVOKE ALL ON FUNCTION app_private.sequence_step_claim(organization_id uuid, enr
 REVOKE ALL ON FUNCTION app_private.sequence_step_record(organization_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text, sink boolean) FROM PUBLIC;
 
 --
+-- Name: FUNCTION sequence_steps_take(size integer); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.sequence_steps_take(size integer) FROM PUBLIC;
+
+--
 -- Name: FUNCTION sms_help_reply(org uuid, business_number text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -21308,7 +21359,7 @@ GRANT USAGE ON SCHEMA graphile_worker TO svc_owner;
 -- Name: TABLE _private_jobs; Type: ACL; Schema: graphile_worker; Owner: -
 --
 
-GRANT SELECT,INSERT,UPDATE ON TABLE graphile_worker._private_jobs TO svc_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE graphile_worker._private_jobs TO svc_owner;
 
 --
 -- Name: FUNCTION add_job(identifier text, payload json, queue_name text, run_at timestamp with time zone, max_attempts integer, job_key text, priority integer, flags text[], job_key_mode text); Type: ACL; Schema: graphile_worker; Owner: -
