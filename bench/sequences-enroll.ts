@@ -3,7 +3,7 @@
 // in the sequence (a new enrollment, its event and its step's job: the full write), by id.
 // Issue target: enroll ≥ 0.5 × contacts_get. Prints a markdown section.
 //
-//   BENCH_CONTACTS=200000 BENCH_SECONDS=6 BENCH_ROUNDS=3
+//   BENCH_CONTACTS=200000 BENCH_SECONDS=6 BENCH_ROUNDS=5
 import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
 import { AREAS } from '../src/areas.ts';
@@ -12,7 +12,7 @@ import { benchServer, closedLoop, fmt, freshDatabase, startTarget, writeSection 
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS || 200_000);
 const SECONDS = Number(process.env.BENCH_SECONDS || 6);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const DB_NAME = 'svc_bench_sequences_enroll';
 const started = Date.now();
 const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);

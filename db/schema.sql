@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000017) and migrations/current/ (none) leave.
--- migrations sha256:a51f425b9e9241a8e3c259d6b9b5bc927b5da648d29dbde8370844da5694a562
+-- The schema that migrations/committed/ (000001–000018) and migrations/current/ (none) leave.
+-- migrations sha256:51b96c91bc7d7f4839a19ba98e654d7c96d7d2e31872973289d4fbb24cfcdd5f
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -7144,27 +7144,32 @@ begin
   if not found or not app_hidden.current_may_write_sequence(s.location_id) then
     perform app_hidden.raise_error(403, 'insufficient_role', 'This credential may not enroll contacts in this sequence');
   end if;
-  -- Enrolling again while active or paused (the spec's enrollment table) answers the existing
-  -- enrollment, before the sequence's own state: a contact held in a paused sequence is skipped
-  -- as already enrolled, not refused as if it were new.
-  select * into e from app_public.enrollments x
-   where x.organization_id = org and x.sequence_id = s.id and x.contact_id = sequences_enroll_write.contact_id
-     and x.status in ('active', 'paused');
-  if found then
-    return jsonb_build_object('status', 'skipped', 'reason', 'already_enrolled', 'enrollment', app_hidden.enrollment_json(e));
-  end if;
-  if s.status = 'inactive' then
-    perform app_hidden.raise_error(409, 'sequence_inactive', 'The sequence is not active; activate it first');
-  elsif s.status = 'paused' then
-    perform app_hidden.raise_error(409, 'sequence_paused', 'The sequence is paused; resume it first');
+  if s.status <> 'active' then
+    select * into e from app_public.enrollments x
+     where x.organization_id = org and x.sequence_id = s.id and x.contact_id = sequences_enroll_write.contact_id
+       and x.status in ('active', 'paused');
+    if found then
+      return jsonb_build_object('status', 'skipped', 'reason', 'already_enrolled', 'enrollment', app_hidden.enrollment_json(e));
+    elsif s.status = 'inactive' then
+      perform app_hidden.raise_error(409, 'sequence_inactive', 'The sequence is not active; activate it first');
+    else
+      perform app_hidden.raise_error(409, 'sequence_paused', 'The sequence is paused; resume it first');
+    end if;
   end if;
   if s.location_id is not null and not exists (
       select 1 from app_public.contact_locations cl
        where cl.organization_id = org and cl.contact_id = sequences_enroll_write.contact_id and cl.location_id = s.location_id) then
+    -- unlinked since it was enrolled: still answered as already enrolled
+    select * into e from app_public.enrollments x
+     where x.organization_id = org and x.sequence_id = s.id and x.contact_id = sequences_enroll_write.contact_id
+       and x.status in ('active', 'paused');
+    if found then
+      return jsonb_build_object('status', 'skipped', 'reason', 'already_enrolled', 'enrollment', app_hidden.enrollment_json(e));
+    end if;
     perform app_hidden.raise_error(409, 'contact_not_at_location',
       'The sequence belongs to a location and the contact is not linked to it');
   end if;
-  return app_private.enroll_contact(org, s.id, sequences_enroll_write.contact_id, start_step_key, 'manual', null);
+  return app_private.enroll_one(s, sequences_enroll_write.contact_id, start_step_key, 'manual', null, now());
 end $$;
 
 ALTER FUNCTION app_hidden.sequences_enroll_write(sequence_id uuid, contact_id uuid, start_step_key text) OWNER TO svc_owner;
@@ -9368,17 +9373,14 @@ CREATE FUNCTION app_private.enroll_contact(organization_id uuid, sequence_id uui
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  r record;
-  e app_public.enrollments;
+  s app_public.sequences;
 begin
-  select * into r from app_private.enroll_contacts(organization_id, sequence_id, array[contact_id], start_step_key, source,
-    entry_event, at);
+  select * into s from app_public.sequences x
+   where x.organization_id = enroll_contact.organization_id and x.id = enroll_contact.sequence_id;
   if not found then
-    return jsonb_build_object('status', 'skipped', 'reason', 'no_steps');
+    raise exception 'enroll_contact: no sequence %', enroll_contact.sequence_id;
   end if;
-  select * into e from app_public.enrollments x where x.organization_id = enroll_contact.organization_id and x.id = r.out_enrollment_id;
-  return case when r.out_enrolled then jsonb_build_object('status', 'enrolled', 'enrollment', app_hidden.enrollment_json(e))
-              else jsonb_build_object('status', 'skipped', 'reason', 'already_enrolled', 'enrollment', app_hidden.enrollment_json(e)) end;
+  return app_private.enroll_one(s, contact_id, start_step_key, source, entry_event, at);
 end $$;
 
 ALTER FUNCTION app_private.enroll_contact(organization_id uuid, sequence_id uuid, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone) OWNER TO svc_owner;
@@ -9387,7 +9389,7 @@ ALTER FUNCTION app_private.enroll_contact(organization_id uuid, sequence_id uuid
 -- Name: FUNCTION enroll_contact(organization_id uuid, sequence_id uuid, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.enroll_contact(organization_id uuid, sequence_id uuid, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone) IS 'Enrolls one contact through app_private.enroll_contacts; answers {status: enrolled|skipped, reason?, enrollment}.';
+COMMENT ON FUNCTION app_private.enroll_contact(organization_id uuid, sequence_id uuid, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone) IS 'Enrolls one contact through app_private.enroll_one; answers {status: enrolled|skipped, reason?, enrollment}.';
 
 --
 -- Name: enroll_contacts(uuid, uuid, uuid[], text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -9400,10 +9402,7 @@ CREATE FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uu
 #variable_conflict use_column
 declare
   s app_public.sequences;
-  idx int;
-  step jsonb;
-  due timestamptz;
-  run_at timestamptz;
+  st record;
   pending uuid[] := array(select distinct c from unnest(contact_ids) c where c is not null);
   answered uuid[] := '{}';
   new_ids uuid[] := '{}';
@@ -9414,33 +9413,24 @@ begin
   if not found then
     raise exception 'enroll_contacts: no sequence %', enroll_contacts.sequence_id;
   end if;
-  if start_step_key is null then
-    idx := 0;
-  else
-    select t.o - 1 into idx from jsonb_array_elements(s.steps) with ordinality t(v, o) where t.v->>'step_key' = start_step_key limit 1;
-  end if;
-  step := s.steps->idx;
-  if step is null then
+  st := app_private.enrollment_start(s, start_step_key, at);
+  if st.step is null then
     return;
   end if;
-  due := at + app_hidden.step_delay(step);
-  run_at := app_hidden.sequence_next_run(enroll_contacts.organization_id, s.send_schedule_id, due);
-  -- the count of the enrollments made is written once below, not by the statement trigger
-  -- (_500_count_inserted) on each insert of the loop
   perform set_config('svc.enrollment_counts', 'batched', true);
   while cardinality(pending) > 0 loop
     for r in
       with ins as (
         insert into app_public.enrollments as x (organization_id, sequence_id, contact_id, status, current_step_index,
           current_step_key, next_step_due_at, next_run_at, source, entry_event, created_at, updated_at)
-        select enroll_contacts.organization_id, enroll_contacts.sequence_id, c, 'active', idx, step->>'step_key', due, run_at,
-               enroll_contacts.source, enroll_contacts.entry_event, at, at
+        select enroll_contacts.organization_id, enroll_contacts.sequence_id, c, 'active', st.idx, st.step->>'step_key', st.due,
+               st.run_at, enroll_contacts.source, enroll_contacts.entry_event, at, at
           from unnest(pending) c
         on conflict (organization_id, sequence_id, contact_id) where status in ('active', 'paused') do nothing
         returning x.id, x.contact_id
       ), logged as (
         insert into app_public.enrollment_events (organization_id, enrollment_id, type, at, step_key, reason)
-        select enroll_contacts.organization_id, ins.id, 'enrolled', at, step->>'step_key', enroll_contacts.source from ins
+        select enroll_contacts.organization_id, ins.id, 'enrolled', at, st.step->>'step_key', enroll_contacts.source from ins
       )
       select ins.id, ins.contact_id from ins
     loop
@@ -9465,24 +9455,8 @@ begin
     pending := array(select c from unnest(pending) c where not c = any(answered));
   end loop;
   perform set_config('svc.enrollment_counts', '', true);
-  if cardinality(new_ids) > 0 then
-    insert into app_private.enrollment_counts (organization_id, sequence_id, status, n)
-    values (enroll_contacts.organization_id, enroll_contacts.sequence_id, 'active', cardinality(new_ids));
-    if random() < 1.0 / 32 then
-      perform app_private.fold_enrollment_counts(enroll_contacts.organization_id, enroll_contacts.sequence_id);
-    end if;
-  end if;
-  if cardinality(new_ids) > 0 and run_at <= now() + app_hidden.sequence_sweep_horizon() then
-    if cardinality(new_ids) = 1 then
-      perform app_private.kick_step_sweep(enroll_contacts.organization_id);
-    else
-      -- a set (an event fired for many contacts): their jobs in one add_jobs call, one notification
-      perform graphile_worker.add_jobs(array(
-        select row('sequence_step', json_build_object('organization_id', enroll_contacts.organization_id, 'enrollment_id', i,
-                   'step_key', step->>'step_key'), null, run_at, null, 'sequence_step:' || i, null, null)::graphile_worker.job_spec
-          from unnest(new_ids) i), false);
-    end if;
-  end if;
+  perform app_private.enrollments_made(enroll_contacts.organization_id, enroll_contacts.sequence_id, new_ids,
+    st.step->>'step_key', st.run_at);
 end $$;
 
 ALTER FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone) OWNER TO svc_owner;
@@ -9492,6 +9466,110 @@ ALTER FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uui
 --
 
 COMMENT ON FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone) IS 'Enrolls contacts (the one core of every way in, set-based): enrollment on the first or given step, due at + delay, run in the send window, enrolled event; step jobs added at once for a set due within the sweep horizon, else from the sweep (one contact due within it kicks it); a contact already live answers its enrollment (not enrolled).';
+
+--
+-- Name: enroll_one(app_public.sequences, uuid, text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.enroll_one(s app_public.sequences, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  st record := app_private.enrollment_start(s, start_step_key, at);
+  e app_public.enrollments;
+begin
+  if st.step is null then
+    return jsonb_build_object('status', 'skipped', 'reason', 'no_steps');
+  end if;
+  perform set_config('svc.enrollment_counts', 'batched', true);
+  loop
+    insert into app_public.enrollments as x (organization_id, sequence_id, contact_id, status, current_step_index,
+      current_step_key, next_step_due_at, next_run_at, source, entry_event, created_at, updated_at)
+    values (s.organization_id, s.id, enroll_one.contact_id, 'active', st.idx, st.step->>'step_key', st.due, st.run_at,
+            enroll_one.source, enroll_one.entry_event, at, at)
+    on conflict (organization_id, sequence_id, contact_id) where status in ('active', 'paused') do nothing
+    returning * into e;
+    exit when e.id is not null;
+    select * into e from app_public.enrollments x
+     where x.organization_id = s.organization_id and x.sequence_id = s.id and x.contact_id = enroll_one.contact_id
+       and x.status in ('active', 'paused');
+    if found then
+      perform set_config('svc.enrollment_counts', '', true);
+      return jsonb_build_object('status', 'skipped', 'reason', 'already_enrolled', 'enrollment', app_hidden.enrollment_json(e));
+    end if;
+    -- the live enrollment it met ended in between: try again
+  end loop;
+  perform set_config('svc.enrollment_counts', '', true);
+  insert into app_public.enrollment_events (organization_id, enrollment_id, type, at, step_key, reason)
+  values (s.organization_id, e.id, 'enrolled', at, e.current_step_key, enroll_one.source);
+  perform app_private.enrollments_made(s.organization_id, s.id, array[e.id], e.current_step_key, st.run_at);
+  return jsonb_build_object('status', 'enrolled', 'enrollment', app_hidden.enrollment_json(e));
+end $$;
+
+ALTER FUNCTION app_private.enroll_one(s app_public.sequences, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION enroll_one(s app_public.sequences, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.enroll_one(s app_public.sequences, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone) IS 'Enrolls one contact in the sequence row given: one insert answering the enrollment, or the live one (skipped, already_enrolled); its enrolled event, count and first step''s work as enroll_contacts does for a set.';
+
+--
+-- Name: enrollment_start(app_public.sequences, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.enrollment_start(s app_public.sequences, start_step_key text, at timestamp with time zone, OUT idx integer, OUT step jsonb, OUT due timestamp with time zone, OUT run_at timestamp with time zone) RETURNS record
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if start_step_key is null then
+    idx := 0;
+  else
+    select t.o - 1 into idx from jsonb_array_elements(s.steps) with ordinality t(v, o)
+     where t.v->>'step_key' = start_step_key limit 1;
+  end if;
+  step := s.steps->idx;
+  if step is not null then
+    due := at + app_hidden.step_delay(step);
+    run_at := app_hidden.sequence_next_run(s.organization_id, s.send_schedule_id, due);
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.enrollment_start(s app_public.sequences, start_step_key text, at timestamp with time zone, OUT idx integer, OUT step jsonb, OUT due timestamp with time zone, OUT run_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: enrollments_made(uuid, uuid, uuid[], text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.enrollments_made(organization_id uuid, sequence_id uuid, ids uuid[], step_key text, run_at timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if cardinality(ids) = 0 then
+    return;
+  end if;
+  insert into app_private.enrollment_counts (organization_id, sequence_id, status, n)
+  values (enrollments_made.organization_id, enrollments_made.sequence_id, 'active', cardinality(ids));
+  if random() < 1.0 / 32 then
+    perform app_private.fold_enrollment_counts(enrollments_made.organization_id, enrollments_made.sequence_id);
+  end if;
+  if run_at <= now() + app_hidden.sequence_sweep_horizon() then
+    if cardinality(ids) = 1 then
+      perform app_private.kick_step_sweep(enrollments_made.organization_id);
+    else
+      perform graphile_worker.add_jobs(array(
+        select row('sequence_step', json_build_object('organization_id', enrollments_made.organization_id, 'enrollment_id', i,
+                   'step_key', enrollments_made.step_key), null, run_at, null, 'sequence_step:' || i, null, null)::graphile_worker.job_spec
+          from unnest(ids) i), false);
+    end if;
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.enrollments_made(organization_id uuid, sequence_id uuid, ids uuid[], step_key text, run_at timestamp with time zone) OWNER TO svc_owner;
 
 --
 -- Name: event_subscribers(text, jsonb, boolean, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -20218,6 +20296,24 @@ REVOKE ALL ON FUNCTION app_private.enroll_contact(organization_id uuid, sequence
 --
 
 REVOKE ALL ON FUNCTION app_private.enroll_contacts(organization_id uuid, sequence_id uuid, contact_ids uuid[], start_step_key text, source text, entry_event text, at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION enroll_one(s app_public.sequences, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.enroll_one(s app_public.sequences, contact_id uuid, start_step_key text, source text, entry_event text, at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION enrollment_start(s app_public.sequences, start_step_key text, at timestamp with time zone, OUT idx integer, OUT step jsonb, OUT due timestamp with time zone, OUT run_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.enrollment_start(s app_public.sequences, start_step_key text, at timestamp with time zone, OUT idx integer, OUT step jsonb, OUT due timestamp with time zone, OUT run_at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION enrollments_made(organization_id uuid, sequence_id uuid, ids uuid[], step_key text, run_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.enrollments_made(organization_id uuid, sequence_id uuid, ids uuid[], step_key text, run_at timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: FUNCTION event_subscribers(event text, fields jsonb, count_filter boolean, contact_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner

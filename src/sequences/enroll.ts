@@ -1,5 +1,6 @@
-// sequences_enroll: one contact into an active automation, by id or by email. The SQL core
-// (app_private.enroll_contact) is the same one events and tags enroll through.
+// sequences_enroll: one contact into an active automation, by id or by email. Its SQL
+// (app_private.enroll_one) shares where an enrollment starts and what follows it with the set
+// form events and broadcasts enroll through (app_private.enroll_contacts).
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';

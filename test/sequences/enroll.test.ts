@@ -94,6 +94,23 @@ test.serial('enrolling again while the enrollment is paused (its sequence paused
   await refusedWithoutWrites(t, app, org, 409, 'sequence_paused', () => enroll(app, key(), paused, { contact_id: tenant.ids.cy }));
 });
 
+test.serial('enrolling again a contact unlinked from the sequence\'s location since it was enrolled answers skipped, not 409', async (t) => {
+  const bound = await insertSequence(app.db, org, { location_id: tenant.ids.north });
+  const first = await enroll(app, key(), bound, { contact_id: tenant.ids.ann });
+  t.is(first.body.status, 'enrolled', JSON.stringify(first.body));
+  await rows({ db: app.db }, `delete from app_public.contact_locations where organization_id = $1 and contact_id = $2 and location_id = $3`,
+    [org, tenant.ids.ann, tenant.ids.north]);
+  try {
+    const again = await enroll(app, key(), bound, { contact_id: tenant.ids.ann });
+    t.is(again.status, 200, JSON.stringify(again.body));
+    t.like(again.body, { status: 'skipped', reason: 'already_enrolled', enrollment: { id: first.body.enrollment.id } });
+    t.is((await enrollmentsOf(app.db, bound)).length, 1);
+  } finally {
+    await rows({ db: app.db }, `insert into app_public.contact_locations (organization_id, contact_id, location_id) values ($1, $2, $3)`,
+      [org, tenant.ids.ann, tenant.ids.north]);
+  }
+});
+
 test.serial('a start step: the enrollment starts there', async (t) => {
   const seq = await insertSequence(app.db, org, {
     steps: [{ step_key: 'a', type: 'email', subject: 'A', body: 'A' }, { step_key: 'b', type: 'sms', body: 'B', delay: { minutes: 5 } }] });
