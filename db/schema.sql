@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000018) and migrations/current/ (none) leave.
--- migrations sha256:51b96c91bc7d7f4839a19ba98e654d7c96d7d2e31872973289d4fbb24cfcdd5f
+-- The schema that migrations/committed/ (000001–000019) and migrations/current/ (none) leave.
+-- migrations sha256:cb64e51f057f2525084f024234e32af29536d01f2dd74b669999f585b348502e
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -7332,54 +7332,50 @@ CREATE FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-declare
-  open_location tstzmultirange := app_hidden.opening_multirange(loc.hours, loc.timezone, within);
-  everyone tstzmultirange;
 begin
-  -- the location's blocks and its location-wide series: everyone's busy time
-  select coalesce(range_agg(x.during), '{}') into everyone from (
-    select a.during from app_public.appointments a
-     where a.organization_id = loc.organization_id and a.location_id = loc.id and a.status = 'booked' and a.rrule is null
-       and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null and a.during && within
+  return query
+  with taken as materialized (
+    select a.staff_profile_id, a.calendar_id, a.during,
+           a.staff_profile_id is null and a.calendar_id is null as everyone
+      from app_public.appointments a
+     where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null and a.during && within
+       and ((a.location_id = loc.id and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null)
+            or a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars))
     union all
-    select o.during from app_public.appointment_occurrences o
+    select a.staff_profile_id, a.calendar_id, o.during,
+           a.staff_profile_id is null and a.calendar_id is null
+      from app_public.appointment_occurrences o
       join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
      where o.organization_id = loc.organization_id and o.during && within and a.status = 'booked'
-       and a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null) x;
-  open_location := open_location - everyone;
-  return query
-  with members as (
+       and ((a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null)
+            or a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars))
+  ), open_location as materialized (
+    -- the location's hours less its blocks and location-wide series
+    select app_hidden.opening_multirange(loc.hours, loc.timezone, within)
+             - coalesce((select range_agg(t.during) from taken t where t.everyone), '{}') as r
+  ), members as (
     select m.id, m.n, sp.working_hours
       from unnest(team_members) with ordinality m(id, n)
       join app_public.staff_profiles sp on sp.organization_id = loc.organization_id and sp.id = m.id
-  ), own_hours as (
+  ), own_hours as materialized (
     -- each distinct week of working hours once (most team members keep the location's: NULL)
-    select h.working_hours, case when h.working_hours is null then open_location
-                                 else open_location * app_hidden.opening_multirange(h.working_hours, loc.timezone, within) end as r
-      from (select distinct working_hours from members) h
+    select h.working_hours, case when h.working_hours is null then ol.r
+                                 else ol.r * app_hidden.opening_multirange(h.working_hours, loc.timezone, within) end as r
+      from (select distinct working_hours from members) h, open_location ol
   ), busy as (
-    select x.staff_profile_id, x.calendar_id, range_agg(x.during) as r from (
-      select a.staff_profile_id, a.calendar_id, a.during from app_public.appointments a
-       where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null
-         and a.staff_profile_id = any(team_members) and a.during && within
-      union all
-      select a.staff_profile_id, a.calendar_id, a.during from app_public.appointments a
-       where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null
-         and a.calendar_id = any(calendars) and a.during && within
-      union all
-      select a.staff_profile_id, a.calendar_id, o.during from app_public.appointment_occurrences o
-        join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
-       where o.organization_id = loc.organization_id and o.during && within and a.status = 'booked'
-         and (a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars))) x
-     group by x.staff_profile_id, x.calendar_id
+    select t.staff_profile_id, t.calendar_id, range_agg(t.during) as r
+      from taken t
+     where not t.everyone
+     group by t.staff_profile_id, t.calendar_id
   )
   select m.id, null::uuid, m.n::int, oh.r, coalesce(b.r, '{}')
     from members m
     join own_hours oh on oh.working_hours is not distinct from m.working_hours
     left join busy b on b.staff_profile_id = m.id
   union all
-  select null::uuid, c.id, c.n::int, open_location, coalesce(b.r, '{}')
+  select null::uuid, c.id, c.n::int, ol.r, coalesce(b.r, '{}')
     from unnest(calendars) with ordinality c(id, n)
+    cross join open_location ol
     left join busy b on b.calendar_id = c.id;
 end $$;
 
