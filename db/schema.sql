@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000019) and migrations/current/ (none) leave.
--- migrations sha256:cb64e51f057f2525084f024234e32af29536d01f2dd74b669999f585b348502e
+-- The schema that migrations/committed/ (000001–000020) and migrations/current/ (none) leave.
+-- migrations sha256:45c80c9d7ceb512d7c531bf90281fd7c97d99e2896ba4323f86baa80ff0f5f00
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -3175,24 +3175,24 @@ ALTER FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) OWNER TO svc_o
 COMMENT ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) IS 'Whether the credential reads calls with this contact (a MEMBER: only its own clients'', and only with a staff profile).';
 
 --
--- Name: current_reads_team_member(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: current_reads_team_member(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) RETURNS boolean
+CREATE FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid) RETURNS boolean
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
   select app_hidden.current_role() is distinct from 'member'
       or app_hidden.current_records_level() <> 'own'
-      or (staff_profile_id is not null and staff_profile_id = (select app_hidden.current_staff_profile_id()))
+      or (staff_profile_id is not null and staff_profile_id = own_staff_profile_id)
 $$;
 
-ALTER FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION current_reads_team_member(staff_profile_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) IS 'Whether the credential reads appointments of this team member (own-records MEMBERs only their own).';
+COMMENT ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid) IS 'Whether the credential reads appointments of this team member (own-records MEMBERs only their own: own_staff_profile_id, the credential''s app_hidden.current_staff_profile_id(), which a policy passes as a sub-select run once).';
 
 --
 -- Name: current_records_level(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -3289,12 +3289,13 @@ COMMENT ON FUNCTION app_hidden.current_sms_enabled() IS 'Whether the credential 
 --
 
 CREATE FUNCTION app_hidden.current_staff_profile_id() RETURNS uuid
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select sp.id from app_public.staff_profiles sp
-   where sp.organization_id = app_hidden.current_org_id() and sp.person_id = app_hidden.current_user_id()
-$$;
+begin
+  return (select sp.id from app_public.staff_profiles sp
+           where sp.organization_id = app_hidden.current_org_id() and sp.person_id = app_hidden.current_user_id());
+end $$;
 
 ALTER FUNCTION app_hidden.current_staff_profile_id() OWNER TO svc_owner;
 
@@ -15844,6 +15845,18 @@ CREATE INDEX appointments_by_location_time ON app_public.appointments USING gist
 CREATE INDEX appointments_by_start ON app_public.appointments USING btree (organization_id, starts_at, id) WHERE (status = 'booked'::text);
 
 --
+-- Name: appointments_location_blocks; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX appointments_location_blocks ON app_public.appointments USING gist (organization_id, location_id, during) WHERE ((status = 'booked'::text) AND (kind = 'block'::text) AND (rrule IS NULL) AND (staff_profile_id IS NULL) AND (calendar_id IS NULL));
+
+--
+-- Name: INDEX appointments_location_blocks; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON INDEX app_public.appointments_location_blocks IS 'Booked one-off blocks of a whole location (no team member, no calendar): what closes a location''s time for everyone.';
+
+--
 -- Name: audience_members_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -17558,7 +17571,7 @@ ALTER TABLE app_public.role_agent_access ENABLE ROW LEVEL SECURITY;
 -- Name: appointments select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
-CREATE POLICY select_in_reach ON app_public.appointments FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_team_member(staff_profile_id)));
+CREATE POLICY select_in_reach ON app_public.appointments FOR SELECT USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_team_member(staff_profile_id, ( SELECT app_hidden.current_staff_profile_id() AS current_staff_profile_id))));
 
 --
 -- Name: calendars select_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -17894,7 +17907,7 @@ ALTER TABLE app_public.territory_team_members ENABLE ROW LEVEL SECURITY;
 -- Name: appointments update_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
 --
 
-CREATE POLICY update_in_reach ON app_public.appointments FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_team_member(staff_profile_id))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
+CREATE POLICY update_in_reach ON app_public.appointments FOR UPDATE USING (((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)) AND (( SELECT app_hidden.current_reaches_all_locations() AS current_reaches_all_locations) OR (location_id = ANY (( SELECT app_hidden.current_location_ids() AS current_location_ids)::uuid[]))) AND app_hidden.current_reads_team_member(staff_profile_id, ( SELECT app_hidden.current_staff_profile_id() AS current_staff_profile_id)))) WITH CHECK ((organization_id = ( SELECT app_hidden.current_org_id() AS current_org_id)));
 
 --
 -- Name: contacts update_in_reach; Type: POLICY; Schema: app_public; Owner: svc_owner
@@ -18839,13 +18852,13 @@ GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_
 GRANT ALL ON FUNCTION app_hidden.current_reads_calls_of(contact_id uuid) TO svc_analyst;
 
 --
--- Name: FUNCTION current_reads_team_member(staff_profile_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_request;
-GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_worker;
-GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid) TO svc_analyst;
+REVOKE ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid) TO svc_worker;
+GRANT ALL ON FUNCTION app_hidden.current_reads_team_member(staff_profile_id uuid, own_staff_profile_id uuid) TO svc_analyst;
 
 --
 -- Name: FUNCTION current_records_level(); Type: ACL; Schema: app_hidden; Owner: svc_owner
