@@ -9,6 +9,7 @@ import type { AnyOperation } from '../registry/operation.ts';
 import { ApiError, unauthorized } from './errors.ts';
 import type { HeavyLane } from './heavy.ts';
 import { runIdempotent, type Answer } from './idempotency.ts';
+import { result } from './schemas.ts';
 
 export interface ExecuteDeps {
   pool: pg.Pool;
@@ -80,8 +81,12 @@ async function run(
 
   const idempotencyKey = op.idempotent ? input.idempotency_key : undefined;
   if (typeof idempotencyKey === 'string') {
+    // a statement whose answer is its JSON as it is: the write stores its answer itself
+    const write = 'statement' in how && how.shape === result
+      ? { statement: how.statement(input), claimed: (claims: Claims) => { if (note) note.claims = claims; } }
+      : inTransaction;
     return runIdempotent(pool, keyHash, requirement, op.operationId, input, idempotencyKey,
-      (deps.clock ?? (() => new Date()))(), status, inTransaction);
+      (deps.clock ?? (() => new Date()))(), status, write);
   }
   if ('statement' in how) {
     const { claims, rows } = await runStatement(pool, keyHash, requirement, how.statement(input));

@@ -4,8 +4,10 @@
 //   * app_hidden.idempotency_claim, in the message that opens the transaction, takes the key's
 //     transaction-level advisory lock and returns the stored first answer, or raises the 409
 //     that applies (a second call while the first runs: idempotency_in_progress);
-//   * the write, then app_hidden.idempotency_record, commit together. A write that is refused
-//     or fails rolls back with the claim, so the key stays free.
+//   * the write, then app_hidden.idempotency_record, commit together (a write that is one
+//     statement answering JSON stores its answer in that statement and commits in its message:
+//     two round trips in all). A write that is refused or fails rolls back with the claim, so
+//     the key stays free.
 // A process killed mid-call, or a commit whose answer was lost, leaves either nothing or the
 // committed answer, so a retry runs the call or gets its answer: never twice, never unknown.
 // This holds because an idempotent operation acts only in the database; what it causes
@@ -15,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { checkout, PoolBusy, releaseClient, transactionOn, type Claims, type Requirement, type Tx } from '../db/request.ts';
-import { sql } from '../db/sql.ts';
+import { sql, type Sql } from '../db/sql.ts';
 import { ApiError } from './errors.ts';
 
 export interface Answer { status: number; body: unknown }
@@ -38,6 +40,15 @@ const unavailable = () => new ApiError(503, 'idempotency_unavailable',
   'The idempotency store cannot be reached; the call did not run. Retry later with the same key');
 
 
+/**
+ * The write of an idempotent call: a function of the transaction, whose answer is then stored by
+ * a second statement; or a statement answering one row whose `result` column is the whole answer,
+ * which is stored by the same statement (one round trip less).
+ */
+export type IdempotentWrite =
+  | ((tx: Tx, claims: Claims) => Promise<unknown>)
+  | { statement: Sql; claimed?: (claims: Claims) => void };
+
 export async function runIdempotent(
   pool: pg.Pool,
   keyHash: Buffer,
@@ -47,7 +58,7 @@ export async function runIdempotent(
   idempotencyKey: string,
   now: Date,
   successStatus: number,
-  write: (tx: Tx, claims: Claims) => Promise<unknown>,
+  write: IdempotentWrite,
 ): Promise<Answer> {
   const details = fingerprint(operationId, input);
   const at = now.toISOString();
@@ -61,10 +72,21 @@ export async function runIdempotent(
     return await transactionOn(client, keyHash, requirement, async (tx, claims, [stored]) => {
       claimed = true;
       if (stored!.response_status != null) return { status: Number(stored!.response_status), body: stored!.response_body };
-      const body = await write(tx, claims);
-      await tx.execute(sql`select app_hidden.idempotency_record(${operationId}::text, ${idempotencyKey}::text,
-        ${details}::text, ${at}::timestamptz, ${successStatus}::int, ${JSON.stringify(body ?? null)}::jsonb)`);
-      return { status: successStatus, body };
+      if (typeof write === 'function') {
+        const body = await write(tx, claims);
+        await tx.execute(sql`select app_hidden.idempotency_record(${operationId}::text, ${idempotencyKey}::text,
+          ${details}::text, ${at}::timestamptz, ${successStatus}::int, ${JSON.stringify(body ?? null)}::jsonb)`);
+        return { status: successStatus, body };
+      }
+      write.claimed?.(claims);
+      // The write and the storing of its answer in one statement, committed in the same message;
+      // the CTE is materialized so the write runs once, whatever the planner would make of it.
+      const [row] = await tx.executeAndCommit<{ result: unknown }>(sql`with w as materialized (${write.statement})
+        select w.result, app_hidden.idempotency_record(${operationId}::text, ${idempotencyKey}::text, ${details}::text,
+          ${at}::timestamptz, ${successStatus}::int, w.result::jsonb) from w`);
+      // every statement of an operation answers one row (`select app_public.…(…) as result`)
+      if (!row) throw new Error(`${operationId}: the write answered no row`);
+      return { status: successStatus, body: row.result };
     }, claim);
   } catch (e) {
     // Refusals (ApiError, SV… codes) pass; the claim failing otherwise is the store being down.
