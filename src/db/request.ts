@@ -125,12 +125,6 @@ export interface Tx {
    * connection and executed by name, so PostgreSQL skips parsing and planning it again.
    */
   execute<T = Record<string, unknown>>(q: Sql): Promise<T[]>;
-  /**
-   * execute, and commit in the same message: the handler's last statement, one round trip for
-   * both. After it the transaction is over; a connection lost on the way leaves the outcome
-   * unknown (CommitOutcomeUnknown), as a lost commit does.
-   */
-  executeAndCommit<T = Record<string, unknown>>(q: Sql): Promise<T[]>;
 }
 
 // Statements are prepared once per pooled connection (as svc_request, which owns the
@@ -227,6 +221,16 @@ const unusable = new WeakSet<pg.ClientBase>();
  */
 export function releaseClient(client: pg.PoolClient, destroy = false): void {
   client.release(destroy || unusable.has(client));
+}
+
+/** runStatement on a connection the caller checked out (conflicts retried likewise). */
+export function runStatementOn(
+  client: pg.ClientBase,
+  keyHash: Buffer,
+  req: Requirement,
+  statement: Sql,
+): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
+  return retryingConflicts(() => statementOn(client, keyHash, req, statement));
 }
 
 /** runStatement on a connection the caller checked out. */
@@ -342,41 +346,28 @@ async function inTransaction<T>(
   open: () => Promise<{ claims: Claims; first: Record<string, unknown>[] }>,
   body: (tx: Tx, claims: Claims, first: Record<string, unknown>[]) => Promise<T>,
 ): Promise<T> {
-  // Without an answer from the server the write may or may not have committed.
-  const committing = async <R>(run: () => Promise<R>): Promise<R> => {
-    try {
-      return await run();
-    } catch (e) {
-      if (typeof (e as { code?: unknown }).code !== 'string') throw new CommitOutcomeUnknown(e);
-      throw e;
-    }
-  };
   try {
     const { claims, first } = await open();
-    let committed = false;
-    const prepare = async (q: Sql) => {
-      const { text } = toQuery(q);
-      const name = statementName(text);
-      await ensurePrepared(client, name, text);
-      return execute(name, q.values);
-    };
     const tx: Tx = {
       async query<R>(q: Sql) {
         const { text, values } = toQuery(q);
         return (await client.query(text, values)).rows as R[];
       },
       async execute<R>(q: Sql) {
-        return (await client.query(await prepare(q))).rows as R[];
-      },
-      async executeAndCommit<R>(q: Sql) {
-        const text = `${await prepare(q)}; commit`;
-        const results = await committing(async () => (await client.query(text)) as unknown as Results);
-        committed = true;
-        return results[0]!.rows as R[];
+        const { text } = toQuery(q);
+        const name = statementName(text);
+        await ensurePrepared(client, name, text);
+        return (await client.query(execute(name, q.values))).rows as R[];
       },
     };
     const out = await body(tx, claims, first);
-    if (!committed) await committing(() => client.query('commit'));
+    try {
+      await client.query('commit');
+    } catch (e) {
+      // Without an answer from the server the write may or may not have committed.
+      if (typeof (e as { code?: unknown }).code !== 'string') throw new CommitOutcomeUnknown(e);
+      throw e;
+    }
     return out;
   } catch (e) {
     await client.query('rollback').catch(() => { unusable.add(client); });

@@ -4,10 +4,10 @@
 //   * app_hidden.idempotency_claim, in the message that opens the transaction, takes the key's
 //     transaction-level advisory lock and returns the stored first answer, or raises the 409
 //     that applies (a second call while the first runs: idempotency_in_progress);
-//   * the write, then app_hidden.idempotency_record, commit together (a write that is one
-//     statement answering JSON stores its answer in that statement and commits in its message:
-//     two round trips in all). A write that is refused or fails rolls back with the claim, so
-//     the key stays free.
+//   * the write, then app_hidden.idempotency_record, commit together. A write that is one
+//     statement answering JSON runs with the claim and the storing of its answer as one
+//     statement, in one round trip, as a read does (claimWriteRecord). A write that is refused
+//     or fails rolls back with the claim, so the key stays free.
 // A process killed mid-call, or a commit whose answer was lost, leaves either nothing or the
 // committed answer, so a retry runs the call or gets its answer: never twice, never unknown.
 // This holds because an idempotent operation acts only in the database; what it causes
@@ -16,7 +16,8 @@
 // caller's access changed is idempotency_key_reused, not a stale answer.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { checkout, PoolBusy, releaseClient, transactionOn, type Claims, type Requirement, type Tx } from '../db/request.ts';
+import { checkout, CommitOutcomeUnknown, PoolBusy, releaseClient, runStatementOn, transactionOn, type Claims, type Requirement,
+  type Tx } from '../db/request.ts';
 import { sql, type Sql } from '../db/sql.ts';
 import { ApiError } from './errors.ts';
 
@@ -43,11 +44,35 @@ const unavailable = () => new ApiError(503, 'idempotency_unavailable',
 /**
  * The write of an idempotent call: a function of the transaction, whose answer is then stored by
  * a second statement; or a statement answering one row whose `result` column is the whole answer,
- * which is stored by the same statement (one round trip less).
+ * which runs with the claim and the storing of its answer in one statement (one round trip).
  */
 export type IdempotentWrite =
   | ((tx: Tx, claims: Claims) => Promise<unknown>)
   | { statement: Sql; claimed?: (claims: Claims) => void };
+
+/**
+ * The claim, the write and the storing of its answer as one statement, run as the request's own
+ * (one implicit transaction). The write is a scalar sub-select in a CASE: PostgreSQL runs it only
+ * when the CASE takes that branch, that is when the key had no answer; a stored answer is
+ * replayed without it. Each CTE is materialized so nothing runs twice.
+ */
+function claimWriteRecord(operationId: string, idempotencyKey: string, details: string, at: string, successStatus: number,
+  statement: Sql): Sql {
+  return sql`with c as materialized (
+      select response_status, response_body
+        from app_hidden.idempotency_claim(${operationId}::text, ${idempotencyKey}::text, ${details}::text, ${at}::timestamptz)
+    ), w as materialized (
+      select case when (select c.response_status from c) is null then (${statement})::jsonb end as result
+    ), r as materialized (
+      select app_hidden.idempotency_record(${operationId}::text, ${idempotencyKey}::text, ${details}::text,
+               ${at}::timestamptz, ${successStatus}::int, w.result)
+        from w where (select c.response_status from c) is null
+    )
+    select coalesce(c.response_status, ${successStatus}::int) as status,
+           case when c.response_status is null then (select w.result from w) else c.response_body end as body,
+           (select count(*) from r) as recorded
+      from c`;
+}
 
 export async function runIdempotent(
   pool: pg.Pool,
@@ -67,26 +92,30 @@ export async function runIdempotent(
   // a saturated pool is 503 busy like any other call's; a database that cannot be reached
   // at all is the store being down
   const client = await checkout(pool).catch((e: unknown) => { throw e instanceof PoolBusy ? e : unavailable(); });
+  if (typeof write !== 'function') {
+    try {
+      const { claims, rows: [row] } = await runStatementOn(client, keyHash, requirement,
+        claimWriteRecord(operationId, idempotencyKey, details, at, successStatus, write.statement));
+      write.claimed?.(claims);
+      return { status: Number(row!.status), body: row!.body };
+    } catch (e) {
+      // Refusals (ApiError, SV… codes) and the database's own errors pass; without an answer
+      // from the server the statement may or may not have committed.
+      if (e instanceof ApiError || typeof (e as { code?: unknown })?.code === 'string') throw e;
+      throw new CommitOutcomeUnknown(e);
+    } finally {
+      releaseClient(client);
+    }
+  }
   let claimed = false;
   try {
     return await transactionOn(client, keyHash, requirement, async (tx, claims, [stored]) => {
       claimed = true;
       if (stored!.response_status != null) return { status: Number(stored!.response_status), body: stored!.response_body };
-      if (typeof write === 'function') {
-        const body = await write(tx, claims);
-        await tx.execute(sql`select app_hidden.idempotency_record(${operationId}::text, ${idempotencyKey}::text,
-          ${details}::text, ${at}::timestamptz, ${successStatus}::int, ${JSON.stringify(body ?? null)}::jsonb)`);
-        return { status: successStatus, body };
-      }
-      write.claimed?.(claims);
-      // The write and the storing of its answer in one statement, committed in the same message;
-      // the CTE is materialized so the write runs once, whatever the planner would make of it.
-      const [row] = await tx.executeAndCommit<{ result: unknown }>(sql`with w as materialized (${write.statement})
-        select w.result, app_hidden.idempotency_record(${operationId}::text, ${idempotencyKey}::text, ${details}::text,
-          ${at}::timestamptz, ${successStatus}::int, w.result::jsonb) from w`);
-      // every statement of an operation answers one row (`select app_public.…(…) as result`)
-      if (!row) throw new Error(`${operationId}: the write answered no row`);
-      return { status: successStatus, body: row.result };
+      const body = await write(tx, claims);
+      await tx.execute(sql`select app_hidden.idempotency_record(${operationId}::text, ${idempotencyKey}::text,
+        ${details}::text, ${at}::timestamptz, ${successStatus}::int, ${JSON.stringify(body ?? null)}::jsonb)`);
+      return { status: successStatus, body };
     }, claim);
   } catch (e) {
     // Refusals (ApiError, SV… codes) pass; the claim failing otherwise is the store being down.

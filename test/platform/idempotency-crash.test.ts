@@ -82,7 +82,7 @@ const advisoryLocks = async (db: TestDatabase) => (await db.owner.query(`select 
 const notes = async (db: TestDatabase, body: string) =>
   (await db.owner.query('select count(*)::int as n from app_public.contact_notes where body = $1', [body])).rows[0].n as number;
 
-// The write, the storing of its answer and the commit go to PostgreSQL in one message, so a
+// The claim, the write and the storing of its answer go to PostgreSQL as one statement, so a
 // server killed while its write waits may still see the write commit, with its answer, once the
 // wait ends; or, should PostgreSQL notice the lost connection first, see nothing commit. Either
 // way the key and the write stay together, and the retry runs the call at most once.
