@@ -275,10 +275,10 @@ ${(['get', 'slots', 'book'] as const).map((k) => {
 Reading: both answers cost more CPU than a primary-key read, and the ratios follow. Availability
 is one SQL call of about ${fmt(median(rounds.map((r) => r.slots.postgresUs)) / 1000, 1)} ms of PostgreSQL CPU (every team
 member's busy rows of the day in one pass, the slot grid, the answer); its p95 ratio moves with the
-machine's load from run to run. A booking is a write under an idempotency record, claimed in
-the write's own transaction (four round trips: open with the claim, the write, the answer, the
-commit; one WAL flush) plus its checks and triggers (own clients, appointment_booked). Its
-requests/s ratio follows its CPU per request (about six times a primary-key read's), so it stays
+machine's load from run to run. A booking is a write under an idempotency record: the claim, the
+write and the storing of its answer are one statement in one round trip (one WAL flush), plus its
+checks and triggers (own clients, appointment_booked, webhooks). Its requests/s ratio follows its
+CPU per request (the table above), so it stays
 under the target. docs/appointments-booking.md ("Performance") says what was changed and
 what is left.
 

@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000020) and migrations/current/ (none) leave.
--- migrations sha256:45c80c9d7ceb512d7c531bf90281fd7c97d99e2896ba4323f86baa80ff0f5f00
+-- The schema that migrations/committed/ (000001–000021) and migrations/current/ (none) leave.
+-- migrations sha256:af8277b1b45d3a9d11a10c41af0ff3a476ce6c01629ee967d060d054c33ba5c9
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -2995,6 +2995,9 @@ CREATE FUNCTION app_hidden.current_key_creator_left() RETURNS boolean
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 begin
+  if coalesce(current_setting('svc.user_id', true), '') <> '' then
+    return false;  -- a personal key (or an OAuth token): its person is the one using it
+  end if;
   return coalesce((select not p.active
                      from app_private.api_keys k
                      join app_public.people p on p.organization_id = k.organization_id and p.id = k.created_by
@@ -4205,45 +4208,70 @@ ALTER FUNCTION app_hidden.delivery_reply_address_known(address text) OWNER TO sv
 COMMENT ON FUNCTION app_hidden.delivery_reply_address_known(address text) IS 'Whether an address is the reply+TOKEN@domain of an email the service sent from that domain (the SMTP listener''s RCPT TO check).';
 
 --
--- Name: eligible_team_members(uuid, uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: eligible_team_member_rows(uuid, uuid, uuid, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) RETURNS uuid[]
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+CREATE FUNCTION app_hidden.eligible_team_member_rows(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) RETURNS TABLE(id uuid, created_at timestamp with time zone)
+    LANGUAGE sql STABLE
     AS $$
-begin
-  return (
-  select coalesce(array_agg(sp.id order by sp.created_at, sp.id), '{}')
+  select sp.id, sp.created_at
     from app_public.staff_profiles sp
     join app_public.people p on p.organization_id = sp.organization_id and p.id = sp.person_id and p.active
     join app_public.person_locations pl on pl.organization_id = sp.organization_id and pl.person_id = sp.person_id
-   where sp.organization_id = eligible_team_members.organization_id and pl.location_id = eligible_team_members.location_id
-     and (eligible_team_members.offering_id is null
+   where sp.organization_id = eligible_team_member_rows.organization_id and pl.location_id = eligible_team_member_rows.location_id
+     and (eligible_team_member_rows.offering_id is null
           or not exists (select 1 from app_public.offering_team_members ot
-                          where ot.organization_id = eligible_team_members.organization_id and ot.offering_id = eligible_team_members.offering_id)
+                          where ot.organization_id = eligible_team_member_rows.organization_id
+                            and ot.offering_id = eligible_team_member_rows.offering_id)
           or exists (select 1 from app_public.offering_team_members ot
-                      where ot.organization_id = eligible_team_members.organization_id and ot.offering_id = eligible_team_members.offering_id
-                        and ot.staff_profile_id = sp.id))
-     and (eligible_team_members.postal_code is null
+                      where ot.organization_id = eligible_team_member_rows.organization_id
+                        and ot.offering_id = eligible_team_member_rows.offering_id and ot.staff_profile_id = sp.id))
+     and (eligible_team_member_rows.postal_code is null
           or exists (select 1 from app_public.territories t
-                      where t.organization_id = eligible_team_members.organization_id and t.location_id = eligible_team_members.location_id
-                        and t.country_code = upper(eligible_team_members.country_code)
-                        and app_hidden.postal_code_key(eligible_team_members.postal_code) = any(t.postal_codes)
+                      where t.organization_id = eligible_team_member_rows.organization_id
+                        and t.location_id = eligible_team_member_rows.location_id
+                        and t.country_code = upper(eligible_team_member_rows.country_code)
+                        and app_hidden.postal_code_key(eligible_team_member_rows.postal_code) = any(t.postal_codes)
                         and (not exists (select 1 from app_public.territory_team_members tt
                                           where tt.organization_id = t.organization_id and tt.territory_id = t.id)
                              or exists (select 1 from app_public.territory_team_members tt
                                          where tt.organization_id = t.organization_id and tt.territory_id = t.id
-                                           and tt.staff_profile_id = sp.id)))));
+                                           and tt.staff_profile_id = sp.id))))
+$$;
+
+ALTER FUNCTION app_hidden.eligible_team_member_rows(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION eligible_team_member_rows(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.eligible_team_member_rows(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) IS 'The rule of eligible_team_members as rows (inlined into it; reads past the policies, so not granted).';
+
+--
+-- Name: eligible_team_members(uuid, uuid, uuid, text, text, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text, only_team_member_id uuid DEFAULT NULL::uuid) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if only_team_member_id is null then
+    return (select coalesce(array_agg(e.id order by e.created_at, e.id), '{}')
+              from app_hidden.eligible_team_member_rows(organization_id, location_id, offering_id, postal_code, country_code) e);
+  end if;
+  return (select coalesce(array_agg(e.id), '{}')
+            from app_hidden.eligible_team_member_rows(organization_id, location_id, offering_id, postal_code, country_code) e
+           where e.id = only_team_member_id);
 end $$;
 
-ALTER FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text, only_team_member_id uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text, only_team_member_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) IS 'Team members of the location who do the offering and cover the postal code (each filter skipped when NULL), oldest first.';
+COMMENT ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text, only_team_member_id uuid) IS 'Team members of the location who do the offering and cover the postal code (each filter skipped when NULL), oldest first; only_team_member_id: that one alone (an empty array when it is not eligible).';
 
 --
 -- Name: enrollment_events; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -4716,6 +4744,34 @@ end $$;
 ALTER FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) OWNER TO svc_owner;
 
 --
+-- Name: hours_hold(jsonb, text, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.hours_hold(hours jsonb, tz text, during tstzrange) RETURNS boolean
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    AS $$
+declare
+  d date := (lower(during) at time zone tz)::date;
+begin
+  if exists (select 1 from jsonb_array_elements(case when jsonb_typeof(hours) = 'array' then hours else '[]' end) h(e)
+              where h.e->>'day' = lower(to_char(d, 'dy'))
+                and (h.e->>'close')::time > (h.e->>'open')::time
+                and tstzrange((d + (h.e->>'open')::time) at time zone tz, (d + (h.e->>'close')::time) at time zone tz, '[)')
+                    @> during) then
+    return true;
+  end if;
+  return app_hidden.opening_multirange(hours, tz, during) @> during;
+end $$;
+
+ALTER FUNCTION app_hidden.hours_hold(hours jsonb, tz text, during tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION hours_hold(hours jsonb, tz text, during tstzrange); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.hours_hold(hours jsonb, tz text, during tstzrange) IS 'Whether a range lies inside weekly hours (in a time zone): one opening of its first day, else the merged openings around it.';
+
+--
 -- Name: html_escape(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -4786,7 +4842,6 @@ COMMENT ON FUNCTION app_hidden.idempotency_claim(operation_id text, key text, de
 
 CREATE FUNCTION app_hidden.idempotency_fingerprint(details text) RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
   select encode(sha256(convert_to(details
     || '|' || current_setting('svc.role') || '|' || current_setting('svc.location_ids')
@@ -4799,7 +4854,7 @@ ALTER FUNCTION app_hidden.idempotency_fingerprint(details text) OWNER TO svc_own
 -- Name: FUNCTION idempotency_fingerprint(details text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.idempotency_fingerprint(details text) IS 'Fingerprint of an idempotent call: the details'' hash and the current credential''s access.';
+COMMENT ON FUNCTION app_hidden.idempotency_fingerprint(details text) IS 'Fingerprint of an idempotent call: the details'' hash and the current credential''s access (inlined: no SET clause).';
 
 --
 -- Name: idempotency_record(text, text, text, timestamp with time zone, integer, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -7694,13 +7749,18 @@ CREATE FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+declare
+  own jsonb;
 begin
-  return app_hidden.opening_multirange(loc.hours, loc.timezone, within_hours.during) @> within_hours.during
-     and (within_hours.staff_profile_id is null
-          or app_hidden.opening_multirange(
-               coalesce((select sp.working_hours from app_public.staff_profiles sp
-                          where sp.organization_id = loc.organization_id and sp.id = within_hours.staff_profile_id), loc.hours),
-               loc.timezone, within_hours.during) @> within_hours.during);
+  if not app_hidden.hours_hold(loc.hours, loc.timezone, within_hours.during) then
+    return false;
+  end if;
+  if within_hours.staff_profile_id is null then
+    return true;
+  end if;
+  select sp.working_hours into own from app_public.staff_profiles sp
+   where sp.organization_id = loc.organization_id and sp.id = within_hours.staff_profile_id;
+  return own is null or app_hidden.hours_hold(own, loc.timezone, within_hours.during);
 end $$;
 
 ALTER FUNCTION app_hidden.within_hours(loc app_public.locations, staff_profile_id uuid, during tstzrange) OWNER TO svc_owner;
@@ -10351,7 +10411,14 @@ begin
   if tg_op in ('UPDATE', 'DELETE') then
     perform app_private.refresh_appointment_own_client(old.organization_id, old.staff_profile_id, old.contact_id);
   end if;
-  if tg_op in ('INSERT', 'UPDATE') then
+  if tg_op = 'INSERT' and new.kind = 'appointment' and new.status = 'booked' then
+    -- the new row is a live booking joining them: nothing to ask
+    insert into app_private.own_clients (organization_id, person_id, contact_id, source)
+    select new.organization_id, sp.person_id, new.contact_id, 'appointments'
+      from app_public.staff_profiles sp
+     where sp.organization_id = new.organization_id and sp.id = new.staff_profile_id and new.contact_id is not null
+    on conflict do nothing;
+  elsif tg_op in ('INSERT', 'UPDATE') then
     perform app_private.refresh_appointment_own_client(new.organization_id, new.staff_profile_id, new.contact_id);
   end if;
   return null;
@@ -11319,7 +11386,6 @@ declare
   tm uuid := team_member_id;
   candidates uuid[];
   chosen uuid;
-  free record;
   a app_public.appointments;
 begin
   if (location_id is null) = (calendar_id is null) then
@@ -11418,8 +11484,9 @@ begin
   if postal is not null and not app_hidden.territory_covers(org, loc.id, postal, country) then
     perform app_hidden.raise_error(409, 'address_out_of_area', 'No territory of this location covers the service address''s postal code');
   end if;
-  candidates := app_hidden.eligible_team_members(org, loc.id, o.id, postal, country);
-  if tm is not null and not tm = any(candidates) then
+  -- a named team member is looked up alone; the list is needed only to choose one
+  candidates := app_hidden.eligible_team_members(org, loc.id, o.id, postal, country, tm);
+  if tm is not null and cardinality(candidates) = 0 then
     perform app_hidden.raise_error(409, 'team_member_not_eligible',
       'The team member does not work at this location, does not do this offering, or does not cover this address');
   end if;
@@ -19125,12 +19192,18 @@ REVOKE ALL ON FUNCTION app_hidden.delivery_reply_address_known(address text) FRO
 GRANT ALL ON FUNCTION app_hidden.delivery_reply_address_known(address text) TO svc_request;
 
 --
--- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION eligible_team_member_rows(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) TO svc_request;
-GRANT ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) TO svc_worker;
+REVOKE ALL ON FUNCTION app_hidden.eligible_team_member_rows(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text, only_team_member_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text, only_team_member_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text, only_team_member_id uuid) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.eligible_team_members(organization_id uuid, location_id uuid, offering_id uuid, postal_code text, country_code text, only_team_member_id uuid) TO svc_worker;
 
 --
 -- Name: TABLE enrollment_events; Type: ACL; Schema: app_public; Owner: svc_owner
@@ -19307,6 +19380,14 @@ GRANT SELECT ON TABLE app_public.locations TO svc_analyst;
 
 REVOKE ALL ON FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.held_by_blocks_or_series(loc app_public.locations, staff_profile_id uuid, calendar_id uuid, during tstzrange, except_id uuid) TO svc_request;
+
+--
+-- Name: FUNCTION hours_hold(hours jsonb, tz text, during tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.hours_hold(hours jsonb, tz text, during tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.hours_hold(hours jsonb, tz text, during tstzrange) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.hours_hold(hours jsonb, tz text, during tstzrange) TO svc_worker;
 
 --
 -- Name: FUNCTION html_escape(value text); Type: ACL; Schema: app_hidden; Owner: svc_owner
