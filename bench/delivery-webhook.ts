@@ -56,6 +56,12 @@ async function run(next: () => { path: string; body?: string; headers?: Record<s
 
 await run(inbound, 2);
 await run(upsert, 2);
+// The tables started empty, and the plans each pooled connection cached then read contacts by the
+// wrong index (a phone lookup scanned the organization's contacts by stage: 3,400 rows a lookup
+// by the third round). A server with autovacuum on analyzes a table that grew from empty within
+// a minute, which makes those plans again; this machine's PostgreSQL runs with autovacuum off (the
+// CI's configuration), so the bench analyzes once after its warm-up, as autovacuum would.
+await owner.query('analyze');
 const results: { webhook: Measured; upsert: Measured }[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   const w = await run(inbound);
@@ -85,6 +91,20 @@ ${results.map((r, i) => `| ${i + 1} | ${r.webhook.load.toFixed(1)} | ${r.webhook
   + `${r.upsert.rps.toFixed(0)} | ${r.upsert.serverMs.toFixed(2)} + ${r.upsert.pgMs.toFixed(2)} | ${(r.webhook.rps / r.upsert.rps).toFixed(2)} | ${r.webhook.errors + r.upsert.errors} |`).join('\n')}
 
 Median ratio of req/s: **${ratio.toFixed(2)}** (target ≥ 0.5). Median ratio of CPU per request, contacts_upsert's over the webhook's: ${cpuRatio.toFixed(2)}.
+
+What the webhook costs and what changed. Each request checks the signature, creates the contact, opens its
+thread, stores the message and queues the AI's reply, in one statement (\`publicCall\`: prepared once per
+connection, one round trip). Two findings took its PostgreSQL CPU from 3.4–8.8 ms a request (rising from round to
+round; ratio 0.08–0.31) to about 1.3–1.6 ms:
+- This machine's PostgreSQL runs with autovacuum off (the CI's configuration), so tables that start empty are never
+  analyzed during a run, and the plans each pooled connection cached while they were empty stay: a contact's phone
+  lookup, and the foreign-key check of every row pointing at a contact, went through the index of contacts by stage
+  (organization_id, stage_id, id), reading all the organization's contacts (93 million index entries read in one
+  run). A server with autovacuum analyzes a table that grew from empty within a minute, which invalidates those
+  plans; the bench now analyzes once after its warm-up, as autovacuum would.
+- graphile-worker's \`add_jobs\` was planned afresh at every call (its statements take the jobs as an array, and
+  PostgreSQL kept choosing custom plans): 250 of the 320 µs of queueing one job. Migration 000022 gives it one
+  generic plan per connection, through its unique keys (test/platform/workers.test.ts checks the setting).
 `;
 console.log(section);
 writeSection('delivery-webhook', section);

@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000021) and migrations/current/ (none) leave.
--- migrations sha256:af8277b1b45d3a9d11a10c41af0ff3a476ce6c01629ee967d060d054c33ba5c9
+-- The schema that migrations/committed/ (000001–000022) and migrations/current/ (none) leave.
+-- migrations sha256:72e8d74054cc23ae6e9f6c38d91730e18dee99ddef1929089f4de4d7569ec5a8
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 

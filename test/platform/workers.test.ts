@@ -52,6 +52,27 @@ test.serial('a message queued by a SQL function is delivered by the worker and m
   t.deepEqual(await jobsFor(db, id), [], 'the finished job is gone');
 });
 
+test.serial('graphile_worker.add_jobs keeps one generic plan per connection: queueing a job is not planned afresh each time', async (t) => {
+  // migrations/committed/000022: without the setting, PostgreSQL plans add_jobs' statements at
+  // every call (an array parameter); an upgrade of graphile-worker that replaces the function drops it
+  const { rows: [fn] } = await db.owner.query(
+    `select proconfig from pg_proc where oid = 'graphile_worker.add_jobs(graphile_worker.job_spec[], boolean)'::regprocedure`);
+  t.deepEqual(fn.proconfig, ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off']);
+  // and jobs are still added, replaced by key, and kept apart by key
+  const client = await db.owner.connect();
+  try {
+    await client.query('begin');
+    for (let i = 0; i < 8; i++) {
+      await client.query(`select graphile_worker.add_job('deliver_message', json_build_object('n', $1::int), job_key => 'plan-test:' || ($1::int % 3))`, [i]);
+    }
+    const { rows } = await client.query(`select key, payload->>'n' as n from graphile_worker._private_jobs where key like 'plan-test:%' order by key`);
+    t.deepEqual(rows, [{ key: 'plan-test:0', n: '6' }, { key: 'plan-test:1', n: '7' }, { key: 'plan-test:2', n: '5' }]);
+  } finally {
+    await client.query('rollback');
+    client.release();
+  }
+});
+
 test.serial('a rolled-back transaction enqueues nothing', async (t) => {
   const jobs = () => count(`select count(*)::int as n from graphile_worker._private_jobs`);
   const messages = () => count(`select count(*)::int as n from app_private.outgoing_messages`);

@@ -1,0 +1,24 @@
+--! Previous: sha1:95b08036aaef70f5fd845a39d3e2e227ae731835
+--! Hash: sha1:4680905c5b03a5bb2d1ba2a5ff092714cccad26e
+--! Message: Jobs: graphile-worker's add_jobs keeps one generic plan per connection, through its unique keys
+
+--! split: 010-add-jobs-generic-plan.sql
+-- graphile_worker.add_jobs takes its jobs as an array. PostgreSQL's plan cache compares the
+-- generic plan of each of its statements (an array of unknown length, costed as 10 jobs) with
+-- the custom plans it made for the first calls (costed for the array it got: usually one job),
+-- finds the generic one dearer, and so plans every statement afresh at every call: 250 µs of
+-- the 320 µs an add_job took, measured alone, paid by every write that queues a job (a booking's
+-- webhook, an inbound message's AI reply, each message delivered). Every statement of add_jobs
+-- finds its rows by unique keys (the task's identifier, the queue's name, the job's key), so one
+-- generic plan serves whatever the length (1,000 jobs in one call: 11 ms either way) -- as long
+-- as it uses those keys. A generic plan is made once per connection, and one made while the jobs
+-- table was empty (a new database, a drained queue) chose to read the whole table and kept doing
+-- so as the table grew (a backlog of 7,000 jobs: 15 million rows read in a bench run). Sequential
+-- scans are therefore ruled out inside add_jobs: its lookups always go through their unique
+-- indexes, which is right at any size.
+-- The setting is on graphile-worker's function, so it holds for every caller (our SQL, the
+-- worker's addJob); test/platform/workers.test.ts checks that it is still there, as an upgrade of
+-- graphile-worker that replaces the function would drop it.
+--
+-- Run as the owner of the graphile_worker schema (who runs the migrations), not svc_owner.
+alter function graphile_worker.add_jobs(graphile_worker.job_spec[], boolean) set plan_cache_mode = force_generic_plan set enable_seqscan = off;
