@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000022) and migrations/current/ (none) leave.
--- migrations sha256:72e8d74054cc23ae6e9f6c38d91730e18dee99ddef1929089f4de4d7569ec5a8
+-- The schema that migrations/committed/ (000001–000023) and migrations/current/ (none) leave.
+-- migrations sha256:4b4579e5a9a3aa2efa528f03bc278245ea81f2aa3f9798a97f165db9f62982ad
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -2237,6 +2237,29 @@ ALTER FUNCTION app_hidden.contact_tag_names(contact_id uuid) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.contact_tag_names(contact_id uuid) IS 'The contact''s tag names, sorted.';
+
+--
+-- Name: contact_total(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.contact_total() RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if not (app_hidden.current_reaches_all_locations() and app_hidden.current_records_level() = 'all') then
+    return null;
+  end if;
+  return (select coalesce(sum(c.n), 0) from app_private.contact_counts c where c.organization_id = app_hidden.current_org_id());
+end $$;
+
+ALTER FUNCTION app_hidden.contact_total() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION contact_total(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.contact_total() IS 'How many contacts the current organization has, from app_private.contact_counts; NULL unless the credential reaches every contact of the organization (then the caller counts under its policies).';
 
 --
 -- Name: contacts_json(app_public.contacts[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -9723,6 +9746,34 @@ ALTER FUNCTION app_private.exit_condition_holding(e app_public.enrollments, exit
 COMMENT ON FUNCTION app_private.exit_condition_holding(e app_public.enrollments, exits jsonb) IS 'The type of the first exit condition that holds for the enrollment now (replied, tag_added, stage_changed, condition), or NULL.';
 
 --
+-- Name: fold_contact_counts(uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.fold_contact_counts(organization_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if not pg_try_advisory_xact_lock(hashtextextended('contact_counts:' || organization_id, 0)) then
+    return;
+  end if;
+  with gone as (
+    delete from app_private.contact_counts c where c.organization_id = fold_contact_counts.organization_id
+    returning c.n
+  )
+  insert into app_private.contact_counts (organization_id, n)
+  select fold_contact_counts.organization_id, sum(gone.n) from gone having sum(gone.n) <> 0;
+end $$;
+
+ALTER FUNCTION app_private.fold_contact_counts(organization_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION fold_contact_counts(organization_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.fold_contact_counts(organization_id uuid) IS 'Folds the delta rows of an organization''s contact count into one row (skipped while another fold of it runs).';
+
+--
 -- Name: fold_enrollment_counts(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -10645,6 +10696,53 @@ ALTER FUNCTION app_private.tg_contact_tags__sequences() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_contact_tags__sequences() IS 'A tag added to a contact: completes enrollments whose exit it is, and enrolls the contact in active automations triggered by it.';
+
+--
+-- Name: tg_contacts__count_rows(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_contacts__count_rows() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  o uuid;
+begin
+  if tg_op = 'INSERT' then
+    insert into app_private.contact_counts (organization_id, n)
+    select r.organization_id, count(*) from new_rows r group by 1;
+    for o in select distinct r.organization_id from new_rows r loop
+      if random() < 1.0 / 32 then perform app_private.fold_contact_counts(o); end if;
+    end loop;
+  else
+    insert into app_private.contact_counts (organization_id, n)
+    select r.organization_id, -count(*) from old_rows r group by 1;
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_contacts__count_rows() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_contacts__count_rows(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_contacts__count_rows() IS 'Statement trigger of app_public.contacts: counts the inserted (or deleted) rows per organization in app_private.contact_counts.';
+
+--
+-- Name: tg_contacts__count_truncated(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_contacts__count_truncated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  delete from app_private.contact_counts;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_contacts__count_truncated() OWNER TO svc_owner;
 
 --
 -- Name: tg_contacts__sequence_exits(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -12418,12 +12516,14 @@ begin
         into total, items;
     end if;
   elsif details then
-    select count(*) into total from app_public.contacts c where c.organization_id = org;
+    -- no filter: the organization's count, kept beside the rows (migration 000023), for a
+    -- caller that reaches every contact; others count what their policies let them see
+    total := coalesce(app_hidden.contact_total(), (select count(*) from app_public.contacts c where c.organization_id = org));
     items := app_hidden.contacts_json(array(
       select c from app_public.contacts c where c.organization_id = org
        order by c.last_seen_at desc, c.id limit page_size offset skip));
   else
-    select count(*) into total from app_public.contacts c where c.organization_id = org;
+    total := coalesce(app_hidden.contact_total(), (select count(*) from app_public.contacts c where c.organization_id = org));
     select coalesce(jsonb_agg(app_hidden.contact_card(p) order by p.name, p.id), '[]') into items
       from (select * from app_public.contacts c where c.organization_id = org
              order by c.name, c.id limit page_size offset skip) p;
@@ -14162,6 +14262,23 @@ ALTER TABLE app_private.chat_sessions OWNER TO svc_owner;
 COMMENT ON TABLE app_private.chat_sessions IS 'The visitor''s side of a web chat conversation: its widget, the sha-256 of the visitor''s token, the client address.';
 
 --
+-- Name: contact_counts; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.contact_counts (
+    organization_id uuid NOT NULL,
+    n bigint NOT NULL
+);
+
+ALTER TABLE app_private.contact_counts OWNER TO svc_owner;
+
+--
+-- Name: TABLE contact_counts; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.contact_counts IS 'How many contacts each organization has, as deltas: the sum of an organization''s rows is its count. Written by the statement triggers of app_public.contacts; folded now and then by app_private.fold_contact_counts. No foreign key: the rows of a deleted organization sum to zero and go at the next fold.';
+
+--
 -- Name: contact_events; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -15792,6 +15909,12 @@ CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organ
 CREATE INDEX chat_sessions_by_address ON app_private.chat_sessions USING btree (organization_id, client_address, created_at) WHERE (client_address IS NOT NULL);
 
 --
+-- Name: contact_counts_by_organization; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX contact_counts_by_organization ON app_private.contact_counts USING btree (organization_id) INCLUDE (n);
+
+--
 -- Name: contact_events_by_contact; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
@@ -16242,10 +16365,22 @@ CREATE TRIGGER _201_ai_interaction_ends AFTER UPDATE OF ai_held ON app_public.co
 CREATE TRIGGER _500_count AFTER INSERT ON app_public.contact_notes FOR EACH ROW EXECUTE FUNCTION app_private.tg_contact_notes__count();
 
 --
+-- Name: contacts _500_count_deleted; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_count_deleted AFTER DELETE ON app_public.contacts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_contacts__count_rows();
+
+--
 -- Name: enrollments _500_count_deleted; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
 CREATE TRIGGER _500_count_deleted AFTER DELETE ON app_public.enrollments REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_enrollments__count_rows();
+
+--
+-- Name: contacts _500_count_inserted; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_count_inserted AFTER INSERT ON app_public.contacts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_contacts__count_rows();
 
 --
 -- Name: enrollments _500_count_inserted; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -16258,6 +16393,12 @@ CREATE TRIGGER _500_count_inserted AFTER INSERT ON app_public.enrollments REFERE
 --
 
 CREATE TRIGGER _500_count_status AFTER UPDATE OF status, sequence_id ON app_public.enrollments FOR EACH ROW WHEN ((((old.status IS DISTINCT FROM new.status) OR (old.sequence_id IS DISTINCT FROM new.sequence_id)) AND (current_setting('svc.enrollment_counts'::text, true) IS DISTINCT FROM 'batched'::text))) EXECUTE FUNCTION app_private.tg_enrollments__count_status();
+
+--
+-- Name: contacts _500_count_truncated; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_count_truncated AFTER TRUNCATE ON app_public.contacts FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_contacts__count_truncated();
 
 --
 -- Name: appointments _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -17199,6 +17340,12 @@ ALTER TABLE app_private.api_keys ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.chat_sessions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: contact_counts; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.contact_counts ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: contact_events; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
@@ -18698,6 +18845,13 @@ GRANT ALL ON FUNCTION app_hidden.contact_search_text(name text, email public.cit
 REVOKE ALL ON FUNCTION app_hidden.contact_tag_names(contact_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.contact_tag_names(contact_id uuid) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.contact_tag_names(contact_id uuid) TO svc_worker;
+
+--
+-- Name: FUNCTION contact_total(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.contact_total() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.contact_total() TO svc_request;
 
 --
 -- Name: FUNCTION contacts_json(contacts app_public.contacts[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -20418,6 +20572,12 @@ REVOKE ALL ON FUNCTION app_private.event_subscribers(event text, fields jsonb, c
 REVOKE ALL ON FUNCTION app_private.exit_condition_holding(e app_public.enrollments, exits jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION fold_contact_counts(organization_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.fold_contact_counts(organization_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION fold_enrollment_counts(organization_id uuid, sequence_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -20566,6 +20726,18 @@ REVOKE ALL ON FUNCTION app_private.tg_contact_notes__count() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_contact_tags__sequences() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_contacts__count_rows(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_contacts__count_rows() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_contacts__count_truncated(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_contacts__count_truncated() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_contacts__sequence_exits(); Type: ACL; Schema: app_private; Owner: svc_owner
