@@ -17,6 +17,7 @@ const KNOWN: Record<string, string> = {
   'app_private.analysts primary key': 'keyed by role name (roles are cluster-wide): a coordinator-local table',
   'app_private.api_keys unique index app_private.api_keys_key_hash_key': 'a key is found by its hash before its organization is known',
   'app_private.enrollment_counts primary key': 'append-only deltas with no key; distributed by organization_id as they are',
+  'app_private.contact_counts primary key': 'append-only deltas with no key; distributed by organization_id as they are',
   'app_private.idempotency_keys primary key': 'keyed by credential; organization_id must lead the key',
   'app_private.unsubscribe_tokens primary key': 'an unsubscribe link carries only the token',
   'app_private.dashboard_links unique index app_private.dashboard_links_token_hash_key': 'a sign-in link carries only its token',
