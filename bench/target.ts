@@ -31,6 +31,11 @@ if (kind === 'svc' || kind === 'svc-limited') {
     const { rows } = await pool.query('select id, name from app_public.organizations where id = $1', [orgId]);
     res.json({ organization: rows[0] });
   });
+  // a contact by its primary key, whole, as contacts_get reads one (its baseline in bench:contacts)
+  app.get('/bare/contacts/:id', async (req, res) => {
+    const { rows } = await pool.query('select * from app_public.contacts where organization_id = $1 and id = $2', [orgId, req.params.id]);
+    res.json(rows[0] ?? null);
+  });
 }
 const server = await listen(app, 0, '127.0.0.1');
 const address = server.address();
