@@ -14,7 +14,7 @@ import type { Task } from 'graphile-worker';
 import type pg from 'pg';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
-import type { OutgoingMessage, Transports } from '../delivery/index.ts';
+import { handOver, type OutgoingMessage, type Transports } from '../delivery/index.ts';
 import type { TaskDeps } from '../registry/area.ts';
 
 const Payload = z.object({ organization_id: z.uuid(), run_id: z.uuid() });
@@ -42,18 +42,8 @@ export async function sendRun(client: pg.ClientBase, organizationId: string, run
       const claim = row!.claim;
       if (claim.action !== 'batch') return true;
       if (!claim.messages.length) continue;
-      const results = await Promise.all(claim.messages.map(async ({ enrollment_id, step_key, message }) => {
-        let error: string | null = null;
-        let providerId: string | undefined;
-        try {
-          // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts)
-          providerId = (await opts.transports[message.channel].send(message, client))?.providerId;
-        } catch (e) {
-          error = String((e as Error)?.message ?? e).slice(0, 1000);
-          opts.log?.(`broadcast message ${message.id} refused by the ${message.channel} transport: ${error}`);
-        }
-        return { enrollment_id, step_key, message_id: message.id, error, provider_id: providerId ?? null };
-      }));
+      const answers = await handOver(opts.transports, client, claim.messages.map((m) => m.message), (l) => opts.log?.(`broadcast ${l}`));
+      const results = claim.messages.map(({ enrollment_id, step_key }, i) => ({ enrollment_id, step_key, ...answers[i]! }));
       await client.query('select app_private.broadcast_record_batch($1, $2, $3::jsonb)', [organizationId, runId, JSON.stringify(results)]);
     }
   } finally {

@@ -16,16 +16,21 @@
 // graphile-worker frees it, the claim finds `sending`, marks it `unknown` and moves on: the
 // message is never handed over a second time.
 //
-// After its own step, the job takes up to TAKEN_PER_JOB other due steps off the queue
-// (app_private.sequence_steps_take) and runs them the same way on its connection: a burst of
-// enrollments then costs one job's queue bookkeeping per handful of messages. A taken step whose
-// run fails gets its own job again, flagged so that no job takes it (graphile-worker's attempts
-// and backoff govern it); one left by a dead process is queued by the sweep within a minute.
+// A job runs its own step together with up to TAKEN_PER_JOB other due steps it takes off the queue
+// (app_private.sequence_steps_take): one claim for all of them (app_private.sequence_steps_claim,
+// the per-message claim's rules set-based, migration 000024), the messages handed to the
+// transports at once, one record of the answers (app_private.sequence_steps_record). A burst of
+// enrollments then costs two statements and one job's queue bookkeeping per batch. Should the
+// batch's claim fail (nothing is then claimed), its steps run one by one as above; a taken step
+// whose run fails gets its own job again, flagged so that no job takes it (graphile-worker's
+// attempts and backoff govern it), and so does a job that failed before. A dead process leaves
+// at most its batches `sending` (unknown, never handed over twice); the taken steps it held are
+// queued by the sweep within a minute.
 import type { PoolClient } from 'pg';
 import type { Logger, Task } from 'graphile-worker';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
-import type { OutgoingMessage } from '../delivery/index.ts';
+import { handOver, type OutgoingMessage } from '../delivery/index.ts';
 import type { TaskDeps } from '../registry/area.ts';
 
 const Payload = z.object({ organization_id: z.uuid(), enrollment_id: z.uuid(), step_key: z.string().min(1) });
@@ -33,8 +38,12 @@ type Step = z.infer<typeof Payload>;
 
 type Claim = { action: 'none' | 'done' } | { action: 'send'; message: OutgoingMessage };
 
-/** How many other due steps a job runs after its own: small, so a slow transport delays few. */
-export const TAKEN_PER_JOB = 16;
+/**
+ * How many other due steps a job runs with its own: the messages of a batch go out at once and are
+ * recorded together, so one slow answer delays the record of its batch, and a process killed
+ * while it sends leaves that many `unknown`.
+ */
+export const TAKEN_PER_JOB = 49;
 /** The flag of a step's job that must not be taken by another (it failed when taken). */
 const RUN_ALONE = 'alone';
 
@@ -65,11 +74,37 @@ export function sequenceStep(deps: TaskDeps): Task {
       [organization_id, enrollment_id, step_key, message.id, error]);
   }
 
+  /** The steps' messages claimed together, handed over at once, their answers recorded together. */
+  async function runTogether(client: PoolClient, logger: Logger, steps: Step[]): Promise<'claimed' | 'unclaimed'> {
+    let claimed: (Step & { message: OutgoingMessage })[];
+    try {
+      const { rows } = await client.query<{ claimed: typeof claimed }>(
+        'select app_private.sequence_steps_claim($1::jsonb, $2, $3) as claimed', [JSON.stringify(steps), baseUrl, sinkChannels]);
+      claimed = rows[0]!.claimed;
+    } catch (e) {
+      logger.warn(`sequence steps claimed together failed, each runs alone: ${(e as Error)?.message ?? e}`);
+      return 'unclaimed';
+    }
+    if (!claimed.length) return 'claimed';
+    const answers = await handOver(deps.transports, client, claimed.map((c) => c.message), (l) => logger.warn(`sequence ${l}`));
+    // a failure here leaves the claimed step runs `sending`: this job fails and its step, and the
+    // sweep the taken ones, come back to find them (unknown), never to hand them over again
+    await client.query('select app_private.sequence_steps_record($1::jsonb)', [JSON.stringify(claimed.map(
+      ({ organization_id, enrollment_id, step_key }, i) => ({ organization_id, enrollment_id, step_key, ...answers[i]! })))]);
+    return 'claimed';
+  }
+
   return async (payload, helpers) => {
     const own = Payload.parse(payload);
+    // a job that failed before (or was given back to run alone) runs its own step alone, under
+    // graphile-worker's attempts and backoff
+    const alone = helpers.job.attempts > 1 || Boolean(helpers.job.flags?.[RUN_ALONE]);
     await helpers.withPgClient(async (client) => {
-      await run(client, helpers.logger, own);
+      if (alone) await run(client, helpers.logger, own);
       const { rows: taken } = await client.query<Step>('select * from app_private.sequence_steps_take($1)', [TAKEN_PER_JOB]);
+      const steps = alone ? taken : [own, ...taken];
+      if (!steps.length || await runTogether(client, helpers.logger, steps) === 'claimed') return;
+      if (!alone) await run(client, helpers.logger, own);
       for (const step of taken) {
         try {
           await run(client, helpers.logger, step);

@@ -1,0 +1,38 @@
+// Handing a claimed batch of messages to the transports, all at once: what the sequences engine's
+// jobs and broadcast runs do between the claim (committed) and the record of the answers. Each
+// message is handed over exactly once; a refusal is its answer, never a retry here (the record
+// marks it failed). At most IN_FLIGHT at a time: an SMTP pool queues what its connections cannot
+// take, but an HTTP provider counts concurrent requests (Twilio answers 429 past its account's
+// limit), and a batch of hundreds at once would be refused in part. The answers keep the batch's order.
+import type pg from 'pg';
+import type { OutgoingMessage, Transports } from './transport.ts';
+
+export interface HandOverAnswer { message_id: string; error: string | null; provider_id: string | null }
+
+/** Messages of one batch with the transports at a time. */
+export const IN_FLIGHT = 16;
+
+export async function handOver(transports: Transports, client: pg.ClientBase, messages: OutgoingMessage[],
+  log: (line: string) => void): Promise<HandOverAnswer[]> {
+  const answers: HandOverAnswer[] = new Array(messages.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, messages.length) }, async () => {
+    while (next < messages.length) {
+      const i = next++;
+      answers[i] = await one(messages[i]!);
+    }
+  }));
+  return answers;
+
+  async function one(message: OutgoingMessage): Promise<HandOverAnswer> {
+    try {
+      // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts)
+      const accepted = await transports[message.channel].send(message, client);
+      return { message_id: message.id, error: null, provider_id: accepted?.providerId ?? null };
+    } catch (e) {
+      const error = String((e as Error)?.message ?? e).slice(0, 1000);
+      log(`message ${message.id} refused by the ${message.channel} transport: ${error}`);
+      return { message_id: message.id, error, provider_id: null };
+    }
+  }
+}
