@@ -5,8 +5,10 @@
 //      sink: migration 000016, part `310-broadcasts-batch-claim.sql`) and writes the checkpoint,
 //      committed;
 //   2. the channel's transport (src/delivery) gets each claimed message, after that commit;
-//   3. app_private.broadcast_record_batch records the answers in one statement and empties the
-//      checkpoint.
+//   3. app_private.broadcast_record_batch records the answers in one statement and takes the
+//      batch out of the checkpoint.
+// Pipelined (migration 000024): while the transport has one batch, the next is claimed (the claim
+// `following` it), so two batches can be in the checkpoint; they are recorded in claim order.
 // One process sends a run at a time: the job holds a session advisory lock on the run on its
 // connection for as long as it sends; the lock dies with the connection, so a worker killed
 // outright frees it, and the next job for the run finds the checkpoint it left (unknown).
@@ -19,11 +21,11 @@ import type { TaskDeps } from '../registry/area.ts';
 
 const Payload = z.object({ organization_id: z.uuid(), run_id: z.uuid() });
 
-/** Recipients per batch: at most this many messages can end `unknown` when a worker dies. BROADCAST_BATCH_SIZE overrides. */
+/** Recipients per batch: at most twice this many messages can end `unknown` when a worker dies (two batches out). BROADCAST_BATCH_SIZE overrides. */
 export const DEFAULT_BATCH_SIZE = 200;
 
 type Claim =
-  | { action: 'none' | 'done' }
+  | { action: 'none' | 'done' | 'wait' }
   | { action: 'batch'; handled: number; messages: { enrollment_id: string; step_key: string; message: OutgoingMessage }[] };
 
 export interface RunOptions { transports: Transports; baseUrl: string; batchSize?: number; log?: (line: string) => void }
@@ -35,19 +37,40 @@ export async function sendRun(client: pg.ClientBase, organizationId: string, run
   const { rows: [lock] } = await client.query<{ got: boolean }>(
     `select pg_try_advisory_lock(hashtextextended('svc.broadcast_run:' || $1::text, 0)) as got`, [runId]);
   if (!lock?.got) return false;
+  // the batch with the transport, sent and then recorded, while the next one is claimed
+  let sending: Promise<void> | undefined;
   try {
     for (;;) {
       const { rows: [row] } = await client.query<{ claim: Claim }>(
-        'select app_private.broadcast_claim_batch($1, $2, $3, $4, $5) as claim', [organizationId, runId, size, opts.baseUrl, sinkChannels]);
+        'select app_private.broadcast_claim_batch($1, $2, $3, $4, $5, $6) as claim',
+        [organizationId, runId, size, opts.baseUrl, sinkChannels, sending !== undefined]);
       const claim = row!.claim;
+      if (claim.action === 'wait') {
+        // nothing left to claim but the batch still out: recorded, the run can finish
+        await sending;
+        sending = undefined;
+        continue;
+      }
       if (claim.action !== 'batch') return true;
       if (!claim.messages.length) continue;
-      const answers = await handOver(opts.transports, client, claim.messages.map((m) => m.message), (l) => opts.log?.(`broadcast ${l}`));
-      const results = claim.messages.map(({ enrollment_id, step_key }, i) => ({ enrollment_id, step_key, ...answers[i]! }));
-      await client.query('select app_private.broadcast_record_batch($1, $2, $3::jsonb)', [organizationId, runId, JSON.stringify(results)]);
+      const previous = sending;
+      const batch = (async () => {
+        const answers = await handOver(opts.transports, client, claim.messages.map((m) => m.message), (l) => opts.log?.(`broadcast ${l}`));
+        await previous; // recorded in claim order
+        const results = claim.messages.map(({ enrollment_id, step_key }, i) => ({ enrollment_id, step_key, ...answers[i]! }));
+        await client.query('select app_private.broadcast_record_batch($1, $2, $3::jsonb)', [organizationId, runId, JSON.stringify(results)]);
+      })();
+      batch.catch(() => undefined); // awaited below or in the next round; a failure surfaces there
+      sending = batch;
+      // at most two batches out: the one just claimed, and the one before until it is recorded
+      await previous;
     }
   } finally {
-    await client.query(`select pg_advisory_unlock(hashtextextended('svc.broadcast_run:' || $1::text, 0))`, [runId]);
+    try {
+      await sending;
+    } finally {
+      await client.query(`select pg_advisory_unlock(hashtextextended('svc.broadcast_run:' || $1::text, 0))`, [runId]);
+    }
   }
 }
 

@@ -4,7 +4,8 @@
 // the sink are in runs.test.ts; here: the rendering is the per-message one's, a provider
 // transport's answers (sent, failed, the provider's id), the cases the per-message claim still
 // decides (an exit condition, a step run already there, a wait, a step removed), the next step of
-// a broadcast with more than one, edges, and a cancel while a live sender holds its batch.
+// a broadcast with more than one, edges, a cancel while a live sender holds its batch, and the
+// pipeline (the next batch claimed while one is out, migration 000024).
 import test from 'ava';
 import type pg from 'pg';
 import type { TestApp } from '../helpers/app.ts';
@@ -225,6 +226,37 @@ test.serial('cancelled while a live sender holds its batch: that batch is record
     await c.query(`select app_private.broadcast_record_batch($1, $2, $3::jsonb)`, [org(), run, JSON.stringify(claim.messages.map(
       (m: { enrollment_id: string; step_key: string; message: { id: string } }) => ({ enrollment_id: m.enrollment_id, step_key: m.step_key, message_id: m.message.id, error: null })))]);
     t.like((await runsOf(app.db, id))[0], { status: 'cancelled', recipients: 3, sent: 2, cancelled: 1, unknown: 0, in_flight: [] });
+    await countsHold(t, id);
+  } finally {
+    await c.query(`select pg_advisory_unlock_all()`);
+    c.release();
+  }
+});
+
+test.serial('pipelined: the next batch claimed while one is out joins the checkpoint; the run waits for the last one before it completes', async (t) => {
+  const { id, run } = await fired('Piped', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
+    { contacts: [acme.ids.ann!, acme.ids.bob!, acme.ids.dee!] });
+  const c: pg.PoolClient = await app.db.owner.connect();
+  type Claimed = { action: string; messages?: { enrollment_id: string; step_key: string; message: { id: string } }[] };
+  const claim = async (following: boolean) => (await c.query<{ claim: Claimed }>(
+    `select app_private.broadcast_claim_batch($1, $2, 2, 'http://x', '{}', $3) as claim`, [org(), run, following])).rows[0]!.claim;
+  const record = (claimed: Claimed) => c.query(`select app_private.broadcast_record_batch($1, $2, $3::jsonb)`, [org(), run, JSON.stringify(
+    claimed.messages!.map((m) => ({ enrollment_id: m.enrollment_id, step_key: m.step_key, message_id: m.message.id, error: null })))]);
+  const inFlight = async () => (await runsOf(app.db, id))[0].in_flight as string[];
+  try {
+    await c.query(`select pg_advisory_lock(hashtextextended('svc.broadcast_run:' || $1::text, 0))`, [run]);
+    const first = await claim(false);
+    const second = await claim(true);
+    t.is(first.messages!.length, 2);
+    t.is(second.messages!.length, 1);
+    t.deepEqual((await inFlight()).sort(), [...first.messages!, ...second.messages!].map((m) => m.enrollment_id).sort(), 'both batches in the checkpoint');
+    await record(first);
+    t.deepEqual(await inFlight(), [second.messages![0]!.enrollment_id], 'a record takes out only its own batch');
+    t.deepEqual(await claim(true), { action: 'wait' }, 'nothing left, but a batch out: the run does not finish');
+    t.like((await runsOf(app.db, id))[0], { status: 'sending', sent: 2, unknown: 0 });
+    await record(second);
+    t.deepEqual(await claim(true), { action: 'done' });
+    t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 3, sent: 3, unknown: 0, cancelled: 0, in_flight: [] });
     await countsHold(t, id);
   } finally {
     await c.query(`select pg_advisory_unlock_all()`);

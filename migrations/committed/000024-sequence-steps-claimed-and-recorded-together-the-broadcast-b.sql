@@ -1,3 +1,8 @@
+--! Previous: sha1:38cad242b784ed9f6a3ca86d53a3e08f2a146974
+--! Hash: sha1:3033385d36994bb611df65cb3f7b094350fc97de
+--! Message: Sequence steps claimed and recorded together: the broadcast batch claim and record made helpers for any set of enrollments, a job's due steps through them in one statement each, broadcast batches pipelined
+
+--! split: 100-sequence-steps-claimed-together.sql
 -- The sequences engine's due steps claimed and recorded many at a time, as broadcasts claim their
 -- batches (docs/sequences-engine.md, "Steps taken together"). A sequence_step job already took
 -- other due steps off the queue (000017, app_private.sequence_steps_take) and ran them one by
@@ -242,13 +247,20 @@ comment on function app_private.claim_enrollment_messages(uuid, app_public.seque
   'answers the messages for the transport, the enrollments they hold, and counts sent and skipped.';
 revoke execute on function app_private.claim_enrollment_messages(uuid, app_public.sequences, uuid[], text, text[], uuid) from public;
 
--- Step 1 of a broadcast batch (000016 part 310), its claim now app_private.claim_enrollment_messages.
--- First the checkpoint left by a process that died (broadcast_settle_in_flight); then the next
--- `size` pending recipients (locked, in id order): cancelled when the sequence is no longer active
--- (sequence_inactive), else claimed. Answers {action: none (run not sending) | done (nothing left:
--- run completed) | batch, messages: [{enrollment_id, step_key, message}], handled: n}.
+-- Step 1 of a broadcast batch (000016 part 310), its claim now app_private.claim_enrollment_messages,
+-- and pipelined: the sender claims its next batch while the transport still has the one before
+-- (src/broadcasts/run.ts), so the claim's database time no longer stands between two batches'
+-- messages. The checkpoint (in_flight) holds both. A first claim settles what a process that died
+-- left in it (broadcast_settle_in_flight); a claim `following` the caller's own batch still out
+-- appends to it, and answers `wait` rather than finishing the run while that batch is out (the
+-- caller records it, then asks again). Then the next `size` pending recipients (locked, in id
+-- order): cancelled when the sequence is no longer active (sequence_inactive), else claimed.
+-- Answers {action: none (run not sending) | done (nothing left: run completed) | wait | batch,
+-- messages: [{enrollment_id, step_key, message}], handled: n}. A process killed leaves at most
+-- two batches `unknown`.
+drop function if exists app_private.broadcast_claim_batch(uuid, uuid, int, text, text[]);
 create or replace function app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size int, base_url text,
-  sink_channels text[] default '{}') returns jsonb
+  sink_channels text[] default '{}', following boolean default false) returns jsonb
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
 #variable_conflict use_column
@@ -263,7 +275,7 @@ begin
   if not found or r.status <> 'sending' then
     return jsonb_build_object('action', 'none');
   end if;
-  if cardinality(r.in_flight) > 0 then
+  if cardinality(r.in_flight) > 0 and not following then
     perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, false);
   end if;
   if r.claimed_through is null and r.recipients >= 1000 then
@@ -279,6 +291,9 @@ begin
                 order by e.id limit size
                   for update of e);
   if cardinality(ids) = 0 then
+    if following and cardinality(r.in_flight) > 0 then
+      return jsonb_build_object('action', 'wait');
+    end if;
     perform app_private.broadcast_finish(r.organization_id, r.id);
     return jsonb_build_object('action', 'done');
   end if;
@@ -293,7 +308,7 @@ begin
 
   select * into c from app_private.claim_enrollment_messages(r.organization_id, s, ids, base_url, sink_channels, r.id);
   update app_public.broadcast_runs x
-     set in_flight = c.flight, progress_at = now(), claimed_through = ids[cardinality(ids)],
+     set in_flight = x.in_flight || c.flight, progress_at = now(), claimed_through = ids[cardinality(ids)],
          sent = x.sent + c.sent_count, skipped = x.skipped + c.skipped_count
    where x.organization_id = r.organization_id and x.id = r.id;
   -- the checkpoint must be on disk before the transport gets the messages; with nothing handed
@@ -302,6 +317,11 @@ begin
   perform set_config('synchronous_commit', case when cardinality(c.flight) = 0 then 'off' else 'on' end, true);
   return jsonb_build_object('action', 'batch', 'messages', c.messages, 'handled', cardinality(ids));
 end $$;
+comment on function app_private.broadcast_claim_batch(uuid, uuid, int, text, text[], boolean) is
+  'A run''s next batch: a dead process''s in_flight made unknown (unless following the caller''s own batch still out: '
+  'then appended to, and `wait` rather than done), then up to `size` recipients claimed set-based '
+  '(claim_enrollment_messages); the claimed ones join the in_flight checkpoint.';
+revoke execute on function app_private.broadcast_claim_batch(uuid, uuid, int, text, text[], boolean) from public;
 
 -- What the transport answered for messages of one organization ({enrollment_id, step_key,
 -- message_id, error, provider_id?}), as app_private.sequence_step_record records one, for all at
@@ -359,8 +379,9 @@ comment on function app_private.record_enrollment_messages(uuid, jsonb) is
 revoke execute on function app_private.record_enrollment_messages(uuid, jsonb) from public;
 
 -- Step 3 of a broadcast batch (000016 part 310), its record now app_private.record_enrollment_messages:
--- counts moved and the checkpoint emptied. The commit need not wait for the disk: a lost record
--- leaves in_flight set, and those become unknown.
+-- counts moved and the batch's enrollments taken out of the checkpoint (the next batch may be in
+-- it already). The commit need not wait for the disk: a lost record leaves in_flight set, and
+-- those become unknown.
 create or replace function app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) returns void
 language plpgsql volatile security definer
 set search_path to pg_catalog, public, pg_temp as $$
@@ -373,9 +394,14 @@ begin
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id for update;
   select * into c from app_private.record_enrollment_messages(broadcast_record_batch.organization_id, results);
   update app_public.broadcast_runs r
-     set in_flight = '{}', progress_at = now(), sent = r.sent + c.sent_count, failed = r.failed + c.failed_count
+     set in_flight = array(select f from unnest(r.in_flight) f
+                            where not f = any(array(select (x->>'enrollment_id')::uuid from jsonb_array_elements(results) x))),
+         progress_at = now(), sent = r.sent + c.sent_count, failed = r.failed + c.failed_count
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id;
 end $$;
+comment on function app_private.broadcast_record_batch(uuid, uuid, jsonb) is
+  'A batch''s transport answers recorded set-based (record_enrollment_messages), counts moved, the batch''s enrollments '
+  'taken out of the in_flight checkpoint.';
 
 -- The first transaction of a job's steps ([{organization_id, enrollment_id, step_key}], the job's
 -- own and those it took off the queue), as app_private.sequence_step_claim for each: an
