@@ -16,6 +16,7 @@ import type { Task } from 'graphile-worker';
 import type pg from 'pg';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
+import { serially } from '../db/serial.ts';
 import { handOver, type OutgoingMessage, type Transports } from '../delivery/index.ts';
 import type { TaskDeps } from '../registry/area.ts';
 
@@ -41,7 +42,8 @@ export async function sendRun(client: pg.ClientBase, organizationId: string, run
   let sending: Promise<void> | undefined;
   try {
     for (;;) {
-      const { rows: [row] } = await client.query<{ claim: Claim }>(
+      // the client is shared with the batch out (its record, its providers' ids): one query at a time
+      const { rows: [row] } = await serially<{ claim: Claim }>(client,
         'select app_private.broadcast_claim_batch($1, $2, $3, $4, $5, $6) as claim',
         [organizationId, runId, size, opts.baseUrl, sinkChannels, sending !== undefined]);
       const claim = row!.claim;
@@ -58,7 +60,7 @@ export async function sendRun(client: pg.ClientBase, organizationId: string, run
         const answers = await handOver(opts.transports, client, claim.messages.map((m) => m.message), (l) => opts.log?.(`broadcast ${l}`));
         await previous; // recorded in claim order
         const results = claim.messages.map(({ enrollment_id, step_key }, i) => ({ enrollment_id, step_key, ...answers[i]! }));
-        await client.query('select app_private.broadcast_record_batch($1, $2, $3::jsonb)', [organizationId, runId, JSON.stringify(results)]);
+        await serially(client, 'select app_private.broadcast_record_batch($1, $2, $3::jsonb)', [organizationId, runId, JSON.stringify(results)]);
       })();
       batch.catch(() => undefined); // awaited below or in the next round; a failure surfaces there
       sending = batch;

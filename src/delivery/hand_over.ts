@@ -5,6 +5,7 @@
 // take, but an HTTP provider counts concurrent requests (Twilio answers 429 past its account's
 // limit), and a batch of hundreds at once would be refused in part. The answers keep the batch's order.
 import type pg from 'pg';
+import { serially } from '../db/serial.ts';
 import type { OutgoingMessage, Transports } from './transport.ts';
 
 export interface HandOverAnswer { message_id: string; error: string | null; provider_id: string | null }
@@ -26,9 +27,15 @@ export async function handOver(transports: Transports, client: pg.ClientBase, me
 
   async function one(message: OutgoingMessage): Promise<HandOverAnswer> {
     try {
-      // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts)
       const accepted = await transports[message.channel].send(message, client);
-      return { message_id: message.id, error: null, provider_id: accepted?.providerId ?? null };
+      const providerId = accepted?.providerId ?? null;
+      // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts),
+      // kept at once: a status callback can come before the batch is recorded
+      if (providerId) {
+        await serially(client, 'select app_private.delivery_set_provider_id($1, $2, $3)', [message.organization_id, message.id, providerId])
+          .catch((e) => log(`message ${message.id}: its provider id ${providerId} not kept yet (${(e as Error)?.message ?? e}); the record keeps it`));
+      }
+      return { message_id: message.id, error: null, provider_id: providerId };
     } catch (e) {
       const error = String((e as Error)?.message ?? e).slice(0, 1000);
       log(`message ${message.id} refused by the ${message.channel} transport: ${error}`);

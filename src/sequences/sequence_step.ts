@@ -30,6 +30,7 @@ import type { PoolClient } from 'pg';
 import type { Logger, Task } from 'graphile-worker';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
+import { serially } from '../db/serial.ts';
 import { handOver, type OutgoingMessage } from '../delivery/index.ts';
 import type { TaskDeps } from '../registry/area.ts';
 
@@ -89,7 +90,7 @@ export function sequenceStep(deps: TaskDeps): Task {
     const answers = await handOver(deps.transports, client, claimed.map((c) => c.message), (l) => logger.warn(`sequence ${l}`));
     // a failure here leaves the claimed step runs `sending`: this job fails and its step, and the
     // sweep the taken ones, come back to find them (unknown), never to hand them over again
-    await client.query('select app_private.sequence_steps_record($1::jsonb)', [JSON.stringify(claimed.map(
+    await serially(client, 'select app_private.sequence_steps_record($1::jsonb)', [JSON.stringify(claimed.map(
       ({ organization_id, enrollment_id, step_key }, i) => ({ organization_id, enrollment_id, step_key, ...answers[i]! })))]);
     return 'claimed';
   }

@@ -27,11 +27,14 @@ interface FakeRequest { path: string; authorization: string | undefined; form: R
 const received: FakeRequest[] = [];
 let fakeStatus = 201;
 let sidCounter = 0;
+/** When set: the request received at this index is answered only once `until` resolves. */
+let hold: { index: number; until: Promise<void> } | undefined;
 const fake = createServer(async (req: IncomingMessage, res) => {
   let text = '';
   for await (const chunk of req) text += chunk;
   const form = Object.fromEntries(new URLSearchParams(text));
   received.push({ path: req.url!, authorization: req.headers.authorization, form });
+  if (hold && received.length - 1 === hold.index) await hold.until;
   const auth = `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`;
   res.setHeader('content-type', 'application/json');
   if (req.headers.authorization !== auth) {
@@ -176,6 +179,41 @@ test.serial('status callbacks: signed ones recorded once per status; invalid, mi
     const res = await unchanged(t, app, orgs(), () => post(path, bad));
     t.is(res.status, 400, JSON.stringify(bad));
   }
+});
+
+test.serial('texts sent together: each provider id is kept as its text is accepted, so a status callback that comes before the batch is recorded finds it', async (t) => {
+  const seq = await insertSequence(app.db, acme.organization_id, { steps: [{ step_key: 'text', type: 'sms', body: 'Hi' }] });
+  const { rows: contacts } = await app.db.owner.query<{ id: string }>(`insert into app_public.contacts (organization_id, name, phone, sms_consent)
+     select $1, 'Batch ' || i, '+1555888000' || i, true from generate_series(1, 2) i returning id`, [acme.organization_id]);
+  await app.db.owner.query(`select * from app_private.enroll_contacts($1, $2, $3)`, [acme.organization_id, seq, contacts.map((c) => c.id)]);
+  const before = received.length;
+  let release!: () => void;
+  hold = { index: before + 1, until: new Promise<void>((r) => { release = r; }) };
+  const running = runJobs(app.db, transports);
+  try {
+    const until = async (what: string, check: () => Promise<boolean> | boolean) => {
+      for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 25));
+      t.true(await check(), what);
+    };
+    // one text answered, the other held by the provider: the batch is not recorded yet
+    await until('both texts at the provider', () => received.length >= before + 2);
+    const kept = async () => (await app.db.owner.query(`select m.provider_id, r.status from app_private.outgoing_messages m
+       join app_public.step_runs r on r.message_id = m.id where m.organization_id = $1 and m.meta->>'sequence_id' = $2 and m.provider_id is not null`,
+    [acme.organization_id, seq])).rows;
+    await until('the answered one\'s provider id kept', async () => (await kept()).length === 1);
+    const [answered] = await kept();
+    t.is(answered.status, 'sending', 'kept before its batch is recorded');
+    t.like((await status(answered.provider_id, 'sent')).body, { known: true, recorded: true, type: 'sent' });
+  } finally {
+    release();
+    await running;
+    hold = undefined;
+  }
+  const { rows: runs } = await app.db.owner.query(`select r.status, m.provider_id from app_public.step_runs r join app_private.outgoing_messages m on m.id = r.message_id
+     join app_public.enrollments e on e.id = r.enrollment_id where e.sequence_id = $1`, [seq]);
+  t.is(runs.length, 2);
+  for (const r of runs) t.like(r, { status: 'sent', provider_id: r.provider_id });
+  t.true(runs.every((r) => /^SM\d{32}$/.test(r.provider_id)));
 });
 
 test.serial('a sequence text leaves through the provider; its status callbacks are the enrollment\'s delivered or bounced, in order', async (t) => {
