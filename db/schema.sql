@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000024) and migrations/current/ (none) leave.
--- migrations sha256:332d38195d245d486c20f9584d6c199b6cc481cf0dd2602e0e9401dd2d3d7c4c
+-- The schema that migrations/committed/ (000001–000025) and migrations/current/ (none) leave.
+-- migrations sha256:9444383d6d26f0959545289a9fa079bd9ad4aece3789e7900d22082601c21fd2
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -7413,13 +7413,18 @@ CREATE FUNCTION app_hidden.team_time(loc app_public.locations, team_members uuid
     AS $$
 begin
   return query
-  with taken as materialized (
-    select a.staff_profile_id, a.calendar_id, a.during,
-           a.staff_profile_id is null and a.calendar_id is null as everyone
+  with window_rows as materialized (
+    -- one pass over the organization's booked one-offs of the window (one descent of
+    -- appointments_by_location_time), before anything asks whose they are
+    select a.location_id, a.kind, a.staff_profile_id, a.calendar_id, a.during
       from app_public.appointments a
      where a.organization_id = loc.organization_id and a.status = 'booked' and a.rrule is null and a.during && within
-       and ((a.location_id = loc.id and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null)
-            or a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars))
+  ), taken as materialized (
+    select a.staff_profile_id, a.calendar_id, a.during,
+           a.staff_profile_id is null and a.calendar_id is null as everyone
+      from window_rows a
+     where (a.location_id = loc.id and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null)
+        or a.staff_profile_id = any(team_members) or a.calendar_id = any(calendars)
     union all
     select a.staff_profile_id, a.calendar_id, o.during,
            a.staff_profile_id is null and a.calendar_id is null
