@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000025) and migrations/current/ (none) leave.
--- migrations sha256:9444383d6d26f0959545289a9fa079bd9ad4aece3789e7900d22082601c21fd2
+-- The schema that migrations/committed/ (000001–000026) and migrations/current/ (none) leave.
+-- migrations sha256:d4d8c9cdbfee02a9baa3f984c167d6d9bc064c993d16ae316ffb29f4d5c48dcc
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1158,6 +1158,76 @@ ALTER FUNCTION app_hidden.authorize_mcp(requirements jsonb) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) IS 'Raises 404 while the current organization has MCP turned off; else answers the operation ids of requirements ([{operation_id, scope, member_access, manager_power}]) the current claims meet. Called right after app_hidden.authenticate.';
+
+--
+-- Name: availability_keep(uuid, uuid, date, text, tstzrange, timestamp with time zone, pg_snapshot, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.availability_keep(org uuid, location_id uuid, day date, variant text, within tstzrange, made_at timestamp with time zone, snap pg_snapshot, answer jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  insert into app_private.availability_answers as a (organization_id, location_id, day, variant, within, made_at, snap, answer)
+  values (org, location_id, day, variant, within, made_at, snap, answer)
+  on conflict on constraint availability_answers_pkey do update
+    set within = excluded.within, made_at = excluded.made_at, snap = excluded.snap, answer = excluded.answer
+    where a.made_at <= excluded.made_at;
+end $$;
+
+ALTER FUNCTION app_hidden.availability_keep(org uuid, location_id uuid, day date, variant text, within tstzrange, made_at timestamp with time zone, snap pg_snapshot, answer jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION availability_keep(org uuid, location_id uuid, day date, variant text, within tstzrange, made_at timestamp with time zone, snap pg_snapshot, answer jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.availability_keep(org uuid, location_id uuid, day date, variant text, within tstzrange, made_at timestamp with time zone, snap pg_snapshot, answer jsonb) IS 'Keeps an availability answer with the snapshot it was computed under (the later of two for one question).';
+
+--
+-- Name: availability_kept(uuid, uuid, date, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.availability_kept(org uuid, location_id uuid, day date, variant text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    AS $$
+begin
+  return (select a.answer
+            from app_private.availability_answers a
+           where a.organization_id = org and a.location_id = availability_kept.location_id
+             and a.day = availability_kept.day and a.variant = availability_kept.variant
+             -- the clock read after this statement's snapshot: a prune it sees ran before it
+             and a.made_at > clock_timestamp() - app_hidden.availability_ttl()
+             -- no committed change over the day that its snapshot did not see
+             and not exists (select 1 from app_private.availability_changes c
+                              where c.organization_id = org and c.during && a.within
+                                and not pg_visible_in_snapshot(c.xid, a.snap)));
+end $$;
+
+ALTER FUNCTION app_hidden.availability_kept(org uuid, location_id uuid, day date, variant text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION availability_kept(org uuid, location_id uuid, day date, variant text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.availability_kept(org uuid, location_id uuid, day date, variant text) IS 'A kept availability answer that is still right, or NULL.';
+
+--
+-- Name: availability_ttl(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.availability_ttl() RETURNS interval
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select interval '5 minutes' $$;
+
+ALTER FUNCTION app_hidden.availability_ttl() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION availability_ttl(); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.availability_ttl() IS 'How long a kept availability answer may be used at most.';
 
 --
 -- Name: booking_options(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -7950,6 +8020,43 @@ ALTER FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, ex
 COMMENT ON FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) IS 'The appointment_booked exit: the contact has a live booking made since it enrolled (at exit.location_id when given).';
 
 --
+-- Name: availability_prune(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.availability_prune() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  oldest app_private.availability_marks;
+  dropped int;
+begin
+  -- the snapshot is taken before clock_timestamp() is read: all it sees committed before taken_at
+  insert into app_private.availability_marks (taken_at, snap) values (clock_timestamp(), pg_current_snapshot())
+  on conflict do nothing;
+  delete from app_private.availability_answers where made_at <= now() - app_hidden.availability_ttl();
+  get diagnostics dropped = row_count;
+  -- A live answer, used only while made_at > (the user's clock) - ttl, and this prune's now() came
+  -- before that clock; its snapshot, taken after made_at, is later than every mark at least a
+  -- ttl old and sees every change such a mark sees.
+  select * into oldest from app_private.availability_marks
+   where taken_at <= now() - app_hidden.availability_ttl() order by taken_at desc limit 1;
+  if found then
+    delete from app_private.availability_changes c where pg_visible_in_snapshot(c.xid, oldest.snap);
+    delete from app_private.availability_marks m where m.taken_at < oldest.taken_at;
+  end if;
+  return dropped;
+end $$;
+
+ALTER FUNCTION app_private.availability_prune() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION availability_prune(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.availability_prune() IS 'Drops kept availability answers older than their time to live and the changes no live answer can miss; answers how many answers it dropped.';
+
+--
 -- Name: broadcast_claim_batch(uuid, uuid, integer, text, text[], boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -9909,6 +10016,31 @@ ALTER FUNCTION app_private.new_unsubscribe_token(organization_id uuid, email tex
 COMMENT ON FUNCTION app_private.new_unsubscribe_token(organization_id uuid, email text, contact_id uuid, enrollment_id uuid, message_id uuid) IS 'A new unsubscribe token for an address (random, only its hash kept); answers the token for the URL.';
 
 --
+-- Name: note_availability_change(uuid, tstzrange); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.note_availability_change(org uuid, span tstzrange) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    AS $$
+begin
+  -- once per transaction and range: a change the transaction already noted covers it
+  insert into app_private.availability_changes (organization_id, during)
+  select org, span
+   where not exists (select 1 from app_private.availability_changes c
+                      where c.organization_id = org and c.during @> span and c.xid = pg_current_xact_id());
+end $$;
+
+ALTER FUNCTION app_private.note_availability_change(org uuid, span tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION note_availability_change(org uuid, span tstzrange); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.note_availability_change(org uuid, span tstzrange) IS 'Notes that the transaction changed availability of the organization over `span` (''(,)'': all of it).';
+
+--
 -- Name: api_keys; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -10579,6 +10711,81 @@ ALTER FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until ti
 --
 
 COMMENT ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) IS 'Adds the sequence_step job (key sequence_step:<id>, at next_run_at) of each active enrollment that runs by `until` (default now + the sweep horizon) and has none; one organization or all. Answers how many it added.';
+
+--
+-- Name: tg__availability_everything(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg__availability_everything() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op = 'DELETE' then
+    perform app_private.note_availability_change(old.organization_id, '(,)');
+  else
+    perform app_private.note_availability_change(new.organization_id, '(,)');
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg__availability_everything() OWNER TO svc_owner;
+
+--
+-- Name: tg__availability_truncated(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg__availability_truncated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  delete from app_private.availability_answers;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg__availability_truncated() OWNER TO svc_owner;
+
+--
+-- Name: tg_appointment_occurrences__availability(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointment_occurrences__availability() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op in ('UPDATE', 'DELETE') then
+    perform app_private.note_availability_change(old.organization_id, old.during);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    perform app_private.note_availability_change(new.organization_id, new.during);
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointment_occurrences__availability() OWNER TO svc_owner;
+
+--
+-- Name: tg_appointments__availability(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointments__availability() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  -- a repeating series (rrule) holds time up to its end or forever: all of it
+  if tg_op in ('UPDATE', 'DELETE') then
+    perform app_private.note_availability_change(old.organization_id, case when old.rrule is null then old.during else '(,)' end);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    perform app_private.note_availability_change(new.organization_id, case when new.rrule is null then new.during else '(,)' end);
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointments__availability() OWNER TO svc_owner;
 
 --
 -- Name: tg_appointments__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -11478,9 +11685,13 @@ COMMENT ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text)
 --
 
 CREATE FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid DEFAULT NULL::uuid, team_member_id uuid DEFAULT NULL::uuid, postal_code text DEFAULT NULL::text, country_code text DEFAULT NULL::text, duration_minutes integer DEFAULT NULL::integer) RETURNS jsonb
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql
     AS $$
 declare
+  -- before anything is read: every change this snapshot misses makes the answer stale; the
+  -- transaction's start, earlier than any of its snapshots, is when the answer was made
+  snap pg_snapshot := pg_current_snapshot();
+  made_at timestamptz := now();
   org uuid := app_hidden.current_org_id();
   loc app_public.locations;
   o app_public.offerings;
@@ -11488,7 +11699,10 @@ declare
   cc text := country_code;
   members uuid[] := '{}';
   cals uuid[] := '{}';
+  variant text;
+  keep boolean := coalesce(current_setting('availability.keep_answers', true), '') <> 'off';
   slots jsonb;
+  answer jsonb;
 begin
   select * into loc from app_public.locations l where l.organization_id = org and l.id = appointments_availability.location_id;
   if not found then
@@ -11508,6 +11722,18 @@ begin
       perform app_hidden.raise_error(400, 'bad_request', 'query.country_code: send the country of postal_code (this location has no address to take it from)');
     end if;
   end if;
+
+  -- The location and offering are in the caller's reach (its policies found them), and what
+  -- follows reads past the policies alike for every caller: an answer kept for one serves all.
+  -- Only answers are kept, so a team member found not eligible is looked up again each time.
+  variant := concat_ws('|', o.id, extract(epoch from len)::int / 60, team_member_id, postal_code, cc);
+  if keep then
+    answer := app_hidden.availability_kept(org, loc.id, day, variant);
+    if answer is not null then
+      return answer;
+    end if;
+  end if;
+
   if loc.staffed then
     members := app_hidden.eligible_team_members(org, loc.id, o.id, postal_code, cc);
     if team_member_id is not null then
@@ -11549,7 +11775,7 @@ begin
     from starts x, valid
    where valid.starts @> x.s;
 
-  return jsonb_build_object(
+  answer := jsonb_build_object(
     'location_id', loc.id,
     'date', day,
     'timezone', loc.timezone,
@@ -11559,6 +11785,10 @@ begin
     'team_member_ids', to_jsonb(members),
     'calendar_ids', to_jsonb(cals),
     'slots', slots);
+  if keep then
+    perform app_hidden.availability_keep(org, loc.id, day, variant, app_hidden.local_day(day, loc.timezone), made_at, snap, answer);
+  end if;
+  return answer;
 end $$;
 
 ALTER FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) OWNER TO svc_owner;
@@ -11567,7 +11797,7 @@ ALTER FUNCTION app_public.appointments_availability(location_id uuid, day date, 
 -- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: COMMENT; Schema: app_public; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) IS 'appointments_availability: the starts on a local day where some eligible team member (or calendar) is free for the whole length, stepped by the slot interval from each opening of the location''s hours; 404 for a location, offering or team member out of reach.';
+COMMENT ON FUNCTION app_public.appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer) IS 'appointments_availability: the starts on a local day where some eligible team member (or calendar) is free for the whole length, stepped by the slot interval from each opening of the location''s hours; 404 for a location, offering or team member out of reach. An answer is kept and reused until a change it read commits (app_private.availability_answers); availability.keep_answers = off computes every one.';
 
 --
 -- Name: appointments_cancel(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -14369,6 +14599,58 @@ ALTER TABLE app_private.api_key_locations OWNER TO svc_owner;
 COMMENT ON TABLE app_private.api_key_locations IS 'Locations of a location-limited organization key.';
 
 --
+-- Name: availability_answers; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE UNLOGGED TABLE app_private.availability_answers (
+    organization_id uuid NOT NULL,
+    location_id uuid NOT NULL,
+    day date NOT NULL,
+    variant text NOT NULL,
+    within tstzrange NOT NULL,
+    made_at timestamp with time zone NOT NULL,
+    snap pg_snapshot NOT NULL,
+    answer jsonb NOT NULL
+);
+
+ALTER TABLE app_private.availability_answers OWNER TO svc_owner;
+
+--
+-- Name: TABLE availability_answers; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.availability_answers IS 'Kept appointments_availability answers: used while no change over `within` is missing from `snap` and younger than app_hidden.availability_ttl().';
+
+--
+-- Name: availability_changes; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE UNLOGGED TABLE app_private.availability_changes (
+    organization_id uuid NOT NULL,
+    during tstzrange NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL
+);
+
+ALTER TABLE app_private.availability_changes OWNER TO svc_owner;
+
+--
+-- Name: TABLE availability_changes; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.availability_changes IS 'What writes changed for availability, by organization and time, with the writing transaction: see app_private.availability_answers.';
+
+--
+-- Name: availability_marks; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE UNLOGGED TABLE app_private.availability_marks (
+    taken_at timestamp with time zone NOT NULL,
+    snap pg_snapshot NOT NULL
+);
+
+ALTER TABLE app_private.availability_marks OWNER TO svc_owner;
+
+--
 -- Name: chat_sessions; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -15481,6 +15763,20 @@ ALTER TABLE ONLY app_private.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (organization_id, id);
 
 --
+-- Name: availability_answers availability_answers_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.availability_answers
+    ADD CONSTRAINT availability_answers_pkey PRIMARY KEY (organization_id, location_id, day, variant);
+
+--
+-- Name: availability_marks availability_marks_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.availability_marks
+    ADD CONSTRAINT availability_marks_pkey PRIMARY KEY (taken_at);
+
+--
 -- Name: chat_sessions chat_sessions_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -16031,6 +16327,12 @@ ALTER TABLE ONLY app_public.webhook_subscriptions
 --
 
 CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organization_id);
+
+--
+-- Name: availability_changes_by_time; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX availability_changes_by_time ON app_private.availability_changes USING gist (organization_id, during);
 
 --
 -- Name: chat_sessions_by_address; Type: INDEX; Schema: app_private; Owner: svc_owner
@@ -16601,6 +16903,144 @@ CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH RO
 --
 
 CREATE TRIGGER _510_sequences AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.source = 'api'::text) AND (new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__sequences();
+
+--
+-- Name: appointment_occurrences _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.appointment_occurrences FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointment_occurrences__availability();
+
+--
+-- Name: appointments _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE ON app_public.appointments FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointments__availability();
+
+--
+-- Name: calendars _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.calendars FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: locations _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.locations FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: offering_team_members _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.offering_team_members FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: offerings _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.offerings FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: people _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE ON app_public.people FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: person_locations _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.person_locations FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: staff_profiles _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.staff_profiles FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: territories _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.territories FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: territory_team_members _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.territory_team_members FOR EACH ROW EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: people _700_availability_active; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_active AFTER UPDATE OF active ON app_public.people FOR EACH ROW WHEN ((old.active IS DISTINCT FROM new.active)) EXECUTE FUNCTION app_private.tg__availability_everything();
+
+--
+-- Name: appointment_occurrences _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.appointment_occurrences FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: appointments _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.appointments FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: calendars _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.calendars FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: locations _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.locations FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: offering_team_members _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.offering_team_members FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: offerings _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.offerings FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: person_locations _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.person_locations FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: staff_profiles _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.staff_profiles FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: territories _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.territories FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: territory_team_members _700_availability_truncate; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_truncate AFTER TRUNCATE ON app_public.territory_team_members FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg__availability_truncated();
+
+--
+-- Name: appointments _700_availability_update; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _700_availability_update AFTER UPDATE ON app_public.appointments FOR EACH ROW WHEN (((old.during IS DISTINCT FROM new.during) OR (old.status IS DISTINCT FROM new.status) OR (old.staff_profile_id IS DISTINCT FROM new.staff_profile_id) OR (old.calendar_id IS DISTINCT FROM new.calendar_id) OR (old.location_id IS DISTINCT FROM new.location_id) OR (old.kind IS DISTINCT FROM new.kind) OR (old.rrule IS DISTINCT FROM new.rrule) OR (old.recurrence_ends_on IS DISTINCT FROM new.recurrence_ends_on) OR (old.organization_id IS DISTINCT FROM new.organization_id))) EXECUTE FUNCTION app_private.tg_appointments__availability();
 
 --
 -- Name: conversation_messages _900_webhooks; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -17464,6 +17904,24 @@ ALTER TABLE app_private.api_key_locations ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.api_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: availability_answers; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.availability_answers ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: availability_changes; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.availability_changes ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: availability_marks; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.availability_marks ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: chat_sessions; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
@@ -18577,6 +19035,28 @@ GRANT ALL ON FUNCTION app_hidden.authorize_internal_graphql() TO svc_request;
 
 REVOKE ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.authorize_mcp(requirements jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION availability_keep(org uuid, location_id uuid, day date, variant text, within tstzrange, made_at timestamp with time zone, snap pg_snapshot, answer jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.availability_keep(org uuid, location_id uuid, day date, variant text, within tstzrange, made_at timestamp with time zone, snap pg_snapshot, answer jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.availability_keep(org uuid, location_id uuid, day date, variant text, within tstzrange, made_at timestamp with time zone, snap pg_snapshot, answer jsonb) TO svc_request;
+
+--
+-- Name: FUNCTION availability_kept(org uuid, location_id uuid, day date, variant text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.availability_kept(org uuid, location_id uuid, day date, variant text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.availability_kept(org uuid, location_id uuid, day date, variant text) TO svc_request;
+
+--
+-- Name: FUNCTION availability_ttl(); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.availability_ttl() FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.availability_ttl() TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.availability_ttl() TO svc_worker;
 
 --
 -- Name: FUNCTION booking_options(organization_id uuid, location_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
@@ -20480,6 +20960,12 @@ REVOKE ALL ON FUNCTION app_private.advance_enrollments(organization_id uuid, enr
 REVOKE ALL ON FUNCTION app_private.appointment_booked_holds(e app_public.enrollments, exit jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION availability_prune(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.availability_prune() FROM PUBLIC;
+
+--
 -- Name: FUNCTION broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[], following boolean); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -20744,6 +21230,12 @@ REVOKE ALL ON FUNCTION app_private.kick_step_sweep(organization_id uuid) FROM PU
 REVOKE ALL ON FUNCTION app_private.new_unsubscribe_token(organization_id uuid, email text, contact_id uuid, enrollment_id uuid, message_id uuid) FROM PUBLIC;
 
 --
+-- Name: FUNCTION note_availability_change(org uuid, span tstzrange); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.note_availability_change(org uuid, span tstzrange) FROM PUBLIC;
+
+--
 -- Name: FUNCTION person_may_hold_key(p app_public.people, k app_private.api_keys); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -20832,6 +21324,30 @@ REVOKE ALL ON FUNCTION app_private.sms_plain_opt_out(body text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.sweep_enrollment_steps(organization_id uuid, until timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg__availability_everything(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg__availability_everything() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg__availability_truncated(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg__availability_truncated() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_appointment_occurrences__availability(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointment_occurrences__availability() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_appointments__availability(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointments__availability() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_appointments__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner

@@ -2,6 +2,7 @@
 // team members' hours), open slots, and race-free booking.
 import type { Area } from '../registry/area.ts';
 import { availabilityOperations } from './availability.ts';
+import { availabilityPrune, availabilityPruneCron } from './availability_prune.ts';
 import { bookingOperations } from './booking.ts';
 import { appointmentsFixture } from './fixture.ts';
 import { readOperations } from './reads.ts';
@@ -11,6 +12,8 @@ export const appointments: Area = {
   name: 'appointments',
   // the fixed path /appointments/availability comes before /appointments/{appointmentId}
   operations: [...availabilityOperations, ...readOperations, ...bookingOperations, ...resourceOperations],
+  tasks: () => ({ availability_prune: availabilityPrune }),
+  crontab: [availabilityPruneCron],
   fixture: appointmentsFixture,
   graphql: {
     // what appointments_get, locations_list, calendars_list and territories_list show

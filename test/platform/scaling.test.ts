@@ -14,6 +14,7 @@ test.before(async () => { db = await createTestDatabase(); });
 test.after.always(async () => { await db?.drop(); });
 
 const KNOWN: Record<string, string> = {
+  'app_private.availability_changes primary key': 'a log with no key, pruned as a set; an unlogged cache\'s, local to one server',
   'app_private.analysts primary key': 'keyed by role name (roles are cluster-wide): a coordinator-local table',
   'app_private.api_keys unique index app_private.api_keys_key_hash_key': 'a key is found by its hash before its organization is known',
   'app_private.enrollment_counts primary key': 'append-only deltas with no key; distributed by organization_id as they are',

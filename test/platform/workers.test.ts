@@ -120,7 +120,7 @@ test.serial('a failed delivery keeps its error, stays queued for the retry, and 
 
 test.serial('the hourly purge drops expired idempotency records and rate-limit windows only', async (t) => {
   const parsed = parseCrontab(crontab);
-  t.deepEqual(parsed.map((item) => item.task), ['purge_expired_request_records', 'refresh_search_trigrams', 'sequence_step_sweep', 'broadcast_fire']);
+  t.deepEqual(parsed.map((item) => item.task), ['purge_expired_request_records', 'refresh_search_trigrams', 'sequence_step_sweep', 'broadcast_fire', 'availability_prune']);
   t.true(parsed.every((item) => item.task in allTasks({ transports: sinkOnly })), 'every cron item names a registered task');
 
   await db.owner.query(`
