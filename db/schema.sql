@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000026) and migrations/current/ (none) leave.
--- migrations sha256:d4d8c9cdbfee02a9baa3f984c167d6d9bc064c993d16ae316ffb29f4d5c48dcc
+-- The schema that migrations/committed/ (000001–000027) and migrations/current/ (none) leave.
+-- migrations sha256:5644e9c8cdf8d668d7ecd24cd272df642a0fa6e0e5cae5790460735c624e1783
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -10776,11 +10776,19 @@ CREATE FUNCTION app_private.tg_appointments__availability() RETURNS trigger
     AS $$
 begin
   -- a repeating series (rrule) holds time up to its end or forever: all of it
-  if tg_op in ('UPDATE', 'DELETE') then
-    perform app_private.note_availability_change(old.organization_id, case when old.rrule is null then old.during else '(,)' end);
-  end if;
   if tg_op in ('INSERT', 'UPDATE') then
-    perform app_private.note_availability_change(new.organization_id, case when new.rrule is null then new.during else '(,)' end);
+    insert into app_private.availability_changes (organization_id, during)
+    values (new.organization_id, case when new.rrule is null then new.during else '(,)' end);
+  end if;
+  if tg_op = 'DELETE' then
+    insert into app_private.availability_changes (organization_id, during)
+    values (old.organization_id, case when old.rrule is null then old.during else '(,)' end);
+  elsif tg_op = 'UPDATE' then
+    if old.during is distinct from new.during or old.rrule is distinct from new.rrule
+       or old.organization_id is distinct from new.organization_id then
+      insert into app_private.availability_changes (organization_id, during)
+      values (old.organization_id, case when old.rrule is null then old.during else '(,)' end);
+    end if;
   end if;
   return null;
 end $$;
@@ -10831,7 +10839,10 @@ CREATE FUNCTION app_private.tg_appointments__sequences() RETURNS trigger
 declare
   s record;
 begin
-  perform app_private.check_contact_exits(new.organization_id, new.contact_id);
+  if exists (select 1 from app_public.enrollments e
+              where e.organization_id = new.organization_id and e.contact_id = new.contact_id and e.status in ('active', 'paused')) then
+    perform app_private.check_contact_exits(new.organization_id, new.contact_id);
+  end if;
   for s in
     select x.id from app_public.sequences x
      where x.organization_id = new.organization_id and x.status = 'active' and x.kind = 'automation'
@@ -11664,7 +11675,6 @@ COMMENT ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, subscr
 
 CREATE FUNCTION app_private.webhook_wanted(organization_id uuid, event text) RETURNS boolean
     LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 begin
   return exists (select 1 from app_public.webhook_subscriptions s
