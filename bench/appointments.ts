@@ -120,8 +120,9 @@ function nextBooking(): string {
 
 const { url, child } = await startTarget(['svc', ownerUrl, loginUrl, org], { SVC_RATE_LIMIT: '100000000' });
 // the same server, computing every answer (no answer kept or read)
-const computing = await startTarget(['svc', ownerUrl, `${loginUrl}?options=${encodeURIComponent('-c availability.keep_answers=off')}`, org],
-  { SVC_RATE_LIMIT: '100000000' });
+const computingUrl = new URL(loginUrl);
+computingUrl.searchParams.set('options', '-c availability.keep_answers=off');
+const computing = await startTarget(['svc', ownerUrl, computingUrl.toString(), org], { SVC_RATE_LIMIT: '100000000' });
 
 /**
  * CPU time so far of this bench database's backends (the server's connections to DB_NAME), in
