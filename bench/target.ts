@@ -36,6 +36,18 @@ if (kind === 'svc' || kind === 'svc-limited') {
     const { rows } = await pool.query('select * from app_public.contacts where organization_id = $1 and id = $2', [orgId, req.params.id]);
     res.json(rows[0] ?? null);
   });
+  // one appointment written as appointments_create writes it (the contact's details copied, the
+  // table's constraints, indexes and triggers as they are), with no authentication, policies,
+  // booking checks or idempotency record: the floor a booking stands on (bench:appointments)
+  app.post('/bare/appointments', express.json(), async (req, res) => {
+    const b = req.body as Record<string, string>;
+    const { rows } = await pool.query(`insert into app_public.appointments (organization_id, kind, location_id, staff_profile_id,
+        offering_id, contact_id, attendee_name, attendee_phone, attendee_email, starts_at, ends_at, source)
+      select $1, 'appointment', $2, $3, $4, c.id, c.name, c.phone, c.email, $6, $7, 'api'
+        from app_public.contacts c where c.organization_id = $1 and c.id = $5
+      returning *`, [orgId, b.location_id, b.team_member_id, b.offering_id, b.contact_id, b.start_time, b.end_time]);
+    res.status(201).json(rows[0] ?? null);
+  });
 }
 const server = await listen(app, 0, '127.0.0.1');
 const address = server.address();
