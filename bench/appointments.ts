@@ -127,10 +127,15 @@ function bookingSeries(first: string, keyPrefix: string): () => string {
       start_time: start, end_time: end, idempotency_key: `${keyPrefix}-${i}` });
   };
 }
-/** Hours to add to a New York wall-clock time on this day to get UTC. */
+/** Hours to add to a New York wall-clock time on this day to get UTC (kept per day: the load generator shares the CPU). */
+const offsets = new Map<string, number>();
 function nyOffsetHours(day: string): number {
-  const local = new Date(`${day}T12:00:00Z`).toLocaleString('en-US', { timeZone: 'America/New_York', hour: 'numeric', hour12: false });
-  return 12 - Number(local);
+  let hours = offsets.get(day);
+  if (hours === undefined) {
+    const local = new Date(`${day}T12:00:00Z`).toLocaleString('en-US', { timeZone: 'America/New_York', hour: 'numeric', hour12: false });
+    offsets.set(day, (hours = 12 - Number(local)));
+  }
+  return hours;
 }
 const nextBooking = bookingSeries('2030-04-01', 'bench');
 // the bare inserts (the floor below) take other days, so both series always find their time free

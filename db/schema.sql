@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000027) and migrations/current/ (none) leave.
--- migrations sha256:5644e9c8cdf8d668d7ecd24cd272df642a0fa6e0e5cae5790460735c624e1783
+-- The schema that migrations/committed/ (000001–000028) and migrations/current/ (none) leave.
+-- migrations sha256:4e72f7c6761f08c533808439ddf8146be0c0ee5f53c776cedbc12fcbc4a244fc
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -2391,6 +2391,7 @@ COMMENT ON FUNCTION app_hidden.contacts_json(contacts app_public.contacts[]) IS 
 CREATE FUNCTION app_hidden.contacts_matching(pattern text, digits text) RETURNS TABLE(id uuid, name text, last_seen_at timestamp with time zone)
     LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 100
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET plan_cache_mode TO 'auto'
     AS $$
 declare
   p text[];
@@ -12825,6 +12826,7 @@ COMMENT ON FUNCTION app_public.contacts_remove_tag(contact_id uuid, tag_name pub
 
 CREATE FUNCTION app_public.contacts_search(q text, email public.citext, phone text, page integer, page_size integer) RETURNS jsonb
     LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $_$
 declare
   org uuid := app_hidden.current_org_id();
