@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000028) and migrations/current/ (none) leave.
--- migrations sha256:4e72f7c6761f08c533808439ddf8146be0c0ee5f53c776cedbc12fcbc4a244fc
+-- The schema that migrations/committed/ (000001–000029) and migrations/current/ (none) leave.
+-- migrations sha256:916837081285f79cc50fbcfb72735bbe5fc28c9924598648cf4b9a5d507c7ec2
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -2395,8 +2395,24 @@ CREATE FUNCTION app_hidden.contacts_matching(pattern text, digits text) RETURNS 
     AS $$
 declare
   p text[];
+  org uuid := app_hidden.current_org_id();
+  everyone real;
+  own bigint;
 begin
   if digits is null then
+    -- the organization's own rows, when there are fewer of them than the index's candidates
+    -- (the statistics' row count of the table; unknown before its first ANALYZE: the index)
+    select c.reltuples into everyone from pg_class c where c.oid = 'app_public.contacts'::regclass;
+    if everyone > 0 then
+      select coalesce(sum(x.n), 0) into own from app_private.contact_counts x where x.organization_id = org;
+      if own < everyone * app_hidden.search_rarest_share(pattern) then
+        return query
+          select c.id, c.name, c.last_seen_at from app_public.contacts c
+           where c.organization_id = org
+             and (c.name ilike pattern or c.email::text ilike pattern or c.phone ilike pattern);
+        return;
+      end if;
+    end if;
     p := app_hidden.search_pieces(pattern);
     return query
       select c.id, c.name, c.last_seen_at from app_public.contacts c
@@ -6231,6 +6247,28 @@ ALTER FUNCTION app_hidden.search_pieces(pattern text) OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_hidden.search_pieces(pattern text) IS 'Up to three rare pieces of a search pattern as LIKE patterns (repeated to three), or the pattern itself three times.';
+
+--
+-- Name: search_rarest_share(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.search_rarest_share(pattern text) RETURNS real
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(min(coalesce(t.share, 0.00001)), 1)
+    from regexp_matches(lower(pattern), '[a-z0-9]+', 'g') w(run)
+    cross join lateral generate_series(1, length(w.run[1]) - 2) i
+    left join app_private.search_trigrams t on t.trigram = substr(w.run[1], i, 3)
+$$;
+
+ALTER FUNCTION app_hidden.search_rarest_share(pattern text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION search_rarest_share(pattern text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.search_rarest_share(pattern text) IS 'The share of all contacts carrying the rarest three-character piece of q (app_private.search_trigrams), 1 when q has none: what the trigram index would hand over.';
 
 --
 -- Name: send_windows_valid(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -20594,6 +20632,12 @@ GRANT ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member
 
 REVOKE ALL ON FUNCTION app_hidden.search_pieces(pattern text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.search_pieces(pattern text) TO svc_request;
+
+--
+-- Name: FUNCTION search_rarest_share(pattern text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.search_rarest_share(pattern text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION send_windows_valid(windows jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner

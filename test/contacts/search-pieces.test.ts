@@ -3,7 +3,9 @@
 // checked against the whole q, so the results must not depend on the counted shares. Random
 // queries are answered against an independent in-memory evaluation with no shares, with shares
 // counted from the data, and with shares made up at random. Also: the renderer that reads a
-// contact's related rows as the owner lists only the locations in the caller's reach.
+// contact's related rows as the owner lists only the locations in the caller's reach. An
+// organization with fewer contacts than the index would hand over reads its own rows instead
+// (migration 000029): the same answers either way.
 import test from 'ava';
 import fc from 'fast-check';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
@@ -115,6 +117,27 @@ test.serial('q finds exactly the contacts containing it, whatever the trigram sh
   await owner(`update app_private.search_trigrams set share = random()`);
   await owner(`insert into app_private.search_trigrams (trigram, share) values ('ern', 0.000001), ('zzz', 1) on conflict (trigram) do update set share = excluded.share`);
   await agreeWithMemory(t, 'random shares');
+});
+
+test.serial('an organization with fewer contacts than the index would hand over reads its own rows, with the same answers', async (t) => {
+  await owner('analyze app_public.contacts');
+  const { rows: [sizes] } = await owner(`select (select reltuples from pg_class where oid = 'app_public.contacts'::regclass) as everyone,
+    (select sum(n) from app_private.contact_counts where organization_id = $1)::int as own`, [acme.organization_id]);
+  t.true(sizes.everyone > sizes.own, `the table holds other organizations' contacts too (${sizes.everyone} rows, ${sizes.own} of acme)`);
+  const share = async (q: string) => (await owner('select app_hidden.search_rarest_share($1) as s', [q])).rows[0].s as number;
+
+  // every piece as common as can be: any organization smaller than the table reads its own rows
+  await owner(`update app_private.search_trigrams set share = 1`);
+  t.is(await share('%Hernandez%'), 1);
+  t.is(await share('%ab%'), 1, 'a q with no piece of three: the index cannot narrow it');
+  await agreeWithMemory(t, 'own rows');
+
+  // every piece rare: the index
+  await owner(`update app_private.search_trigrams set share = 0.000001`);
+  t.true(await share('%Hernandez%') < 0.0001);
+  t.true(await share('%qqqzzz%') <= 0.00001, 'a piece the sample never saw counts as rare');
+  await agreeWithMemory(t, 'index');
+  await owner('select app_private.refresh_search_trigrams()');
 });
 
 test.serial('the trigram index serves the pieces, and the organization is checked on each candidate', async (t) => {
