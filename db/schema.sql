@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000029) and migrations/current/ (none) leave.
--- migrations sha256:916837081285f79cc50fbcfb72735bbe5fc28c9924598648cf4b9a5d507c7ec2
+-- The schema that migrations/committed/ (000001–000030) and migrations/current/ (none) leave.
+-- migrations sha256:93b32e0cbb2ac5759e9baf54e05e36fd1abb64adf7dd314ca511537a0a8fc6c2
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -6253,14 +6253,15 @@ COMMENT ON FUNCTION app_hidden.search_pieces(pattern text) IS 'Up to three rare 
 --
 
 CREATE FUNCTION app_hidden.search_rarest_share(pattern text) RETURNS real
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select coalesce(min(coalesce(t.share, 0.00001)), 1)
-    from regexp_matches(lower(pattern), '[a-z0-9]+', 'g') w(run)
-    cross join lateral generate_series(1, length(w.run[1]) - 2) i
-    left join app_private.search_trigrams t on t.trigram = substr(w.run[1], i, 3)
-$$;
+begin
+  return (select coalesce(min(coalesce((select t.share from app_private.search_trigrams t
+                                          where t.trigram = substr(w.run[1], i, 3)), 0.00001)), 1)
+            from regexp_matches(lower(pattern), '[a-z0-9]+', 'g') w(run)
+           cross join lateral generate_series(1, length(w.run[1]) - 2) i);
+end $$;
 
 ALTER FUNCTION app_hidden.search_rarest_share(pattern text) OWNER TO svc_owner;
 
