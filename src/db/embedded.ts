@@ -63,7 +63,34 @@ export async function startEmbedded(dataDir: string, port: number): Promise<Embe
   }
   await server.start();
   await ensureDatabase(base);
-  return { ownerUrl, loginPassword: secrets.loginPassword, stop: () => server.stop() };
+  return {
+    ownerUrl,
+    loginPassword: secrets.loginPassword,
+    stop: async () => {
+      await othersGone(base);
+      await server.stop();
+    },
+  };
+}
+
+/**
+ * Waits (3 s at most) until no other client is connected. pg-pool's end() resolves once it has
+ * asked its connections to close, not once they have; the package stops PostgreSQL with a fast
+ * shutdown, which would cut those still closing, and their pools would log them as lost.
+ */
+async function othersGone(base: string): Promise<void> {
+  const client = new pg.Client(`${base}/postgres`);
+  await client.connect();
+  try {
+    for (const until = Date.now() + 3_000; Date.now() < until;) {
+      const { rows: [row] } = await client.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity
+        where backend_type = 'client backend' and pid <> pg_backend_pid()`);
+      if (row!.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 async function ensureDatabase(base: string): Promise<void> {

