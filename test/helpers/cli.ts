@@ -20,3 +20,28 @@ export function svc(args: string[], opts: { databaseUrl?: string; stdin?: string
     child.stdin.end(opts.stdin ?? '');
   });
 }
+
+/**
+ * `svc serve --port 0` as a long-running child: `ready` once it logs where it serves (its output
+ * so far, the demo keys among it), `exited` with its exit code, `output()` everything it wrote.
+ * With `databaseUrl` undefined the server starts the embedded PostgreSQL (set SVC_DATA_DIR and
+ * SVC_EMBEDDED_PORT in `env`).
+ */
+export function startServe(databaseUrl: string | undefined, env: Record<string, string> = {}) {
+  const childEnv: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'info', NODE_ENV: 'production', ...env };
+  if (databaseUrl === undefined) delete childEnv.DATABASE_URL;
+  else childEnv.DATABASE_URL = databaseUrl;
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: childEnv });
+  let stdout = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stdout += d; });
+  const ready = new Promise<{ url: string; output: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stdout}`)), 60_000);
+    child.stdout.on('data', () => {
+      const m = /"url":"(http:\/\/[^"]+)".*"msg":"serving"/.exec(stdout);
+      if (m) { clearTimeout(timer); resolve({ url: m[1]!, output: stdout }); }
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, ready, exited, output: () => stdout };
+}

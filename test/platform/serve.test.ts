@@ -3,26 +3,9 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '../helpers/db.ts';
+import { startServe } from '../helpers/cli.ts';
 
 const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
-
-function startServe(databaseUrl: string) {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', NODE_ENV: 'production' },
-  });
-  let stdout = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stdout += d; });
-  const ready = new Promise<{ url: string; output: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stdout}`)), 60_000);
-    child.stdout.on('data', () => {
-      const m = /"url":"(http:\/\/[^"]+)".*"msg":"serving"/.exec(stdout);
-      if (m) { clearTimeout(timer); resolve({ url: m[1]!, output: stdout }); }
-    });
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, ready, exited };
-}
 
 test('serve seeds an empty database once, answers with the printed key, and stops on SIGTERM', async (t) => {
   const db = await createTestDatabase();
