@@ -127,11 +127,17 @@ test('a batch goes to the provider together, at most IN_FLIGHT requests at a tim
   const db = await createTestDatabase();
   let open = 0;
   let most = 0;
+  // Requests are held until IN_FLIGHT of them are open at once (or 2 s, were they never to be),
+  // so that how many overlap does not depend on how fast a loaded machine sends them.
+  const held = new Set<() => void>();
   const server = createServer(async (req: IncomingMessage, res) => {
     open++;
     most = Math.max(most, open);
     for await (const _ of req) { /* the body */ }
-    setTimeout(() => { open--; res.end('{}'); }, 20);
+    const answer = () => { if (held.delete(answer)) { open--; res.end('{}'); } };
+    held.add(answer);
+    if (most >= IN_FLIGHT) for (const a of [...held]) setTimeout(a, 20);
+    else setTimeout(answer, 2000);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
@@ -166,6 +172,19 @@ async function providerHolding(hold: number) {
   return { url, bodies, holding, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
 }
 
+/** The application name the killed worker's connections carry (pg reads PGAPPNAME). */
+const WORKER_APP = 'engine-taken-worker';
+
+async function backendsGone(db: TestDatabase): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { rowCount } = await db.owner.query(
+      `select 1 from pg_stat_activity where datname = current_database() and application_name = $1`, [WORKER_APP]);
+    if (!rowCount) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the killed worker\'s backends did not end');
+}
+
 test('SIGKILL while a worker sends its batches: the sweep queues the steps it held; no contact gets two SMS, none is lost', async (t) => {
   // more due steps than the worker's jobs (4 at a time) claim at once
   const N = 150;
@@ -174,7 +193,8 @@ test('SIGKILL while a worker sends its batches: the sweep queues the steps it he
   try {
     const { seq } = await burst(db, N, { type: 'sms', body: 'Hello' });
     const child = spawn(process.execPath, [bin, 'worker'], {
-      env: { ...process.env, DATABASE_URL: db.ownerUrl, SMS_TRANSPORT: provider.url, LOG_LEVEL: 'info', NODE_ENV: 'production' },
+      env: { ...process.env, DATABASE_URL: db.ownerUrl, SMS_TRANSPORT: provider.url, LOG_LEVEL: 'info', NODE_ENV: 'production',
+             PGAPPNAME: WORKER_APP },
     });
     let output = '';
     child.stdout.on('data', (d) => { output += d; });
@@ -187,6 +207,9 @@ test('SIGKILL while a worker sends its batches: the sweep queues the steps it he
     } finally {
       child.kill('SIGKILL');
     }
+    // the dead worker's backends end once they see its sockets closed; until then one may still
+    // hold the rows of a transaction it was in (the sweep skips locked rows)
+    await backendsGone(db);
     const before = await completed(db, seq);
     t.true(before.done < N, 'killed mid-burst');
     // steps the dead worker had taken have no job: the sweep queues them (its jobs it held, as
