@@ -676,6 +676,20 @@ ${saturated.map(compareRow).filter(Boolean).join('\n')}
   reaches the whole organization skips the policy probe per match. Since migration 000011 a search also reads the
   index's pending list (up to 256 kB of recent writes); the row "with writes in the pending list" measures q after the
   upserts with 100 more contacts written before each round.
+- **Where a typical q's time goes** (profiled 2026-11-25 with \`perf\` and pgbench, one connection, the request's own
+  statements against this database; PostgreSQL CPU per request). Authentication and the transaction: 366 µs
+  (contacts_get's whole request: 395). A full name adds 900 µs in \`contacts_matching\` and 684 µs in the rest of
+  contacts_search; an email prefix costs 916 µs in all, a phone fragment 1,716. In the full name's 900 µs, reading the
+  trigram index's posting lists is the largest part: for "Justin Weaver" the chosen pieces \`wea\`, \`jus\` and \`eav\` list
+  7,500, 15,000 and 7,500 contacts, about 0.5 ms at 22 ns an entry, against 0.16 ms to recheck the 35 candidates on the
+  heap; choosing the pieces costs 76 µs (their shares, the rarest piece's share, the organization's count). The
+  rest of contacts_search is mostly the page: 25 contacts rendered in about 360 µs (five index probes each, for stage,
+  tags, locations, suppression and opt-out, and five timestamps formatted). A phone fragment's digits are common to
+  every number here, so its pieces hand over about 700 candidates for one match. Every piece of a common name is
+  itself common (0.5–1 % of all contacts), so no choice of pieces reads much less: tried, taking the second and third
+  pieces only from other words of q was 8 % slower (629 against 584 µs per q over 12 full names and 12 email
+  prefixes, alternating). A typical q at ≤ 3× contacts_get would take an index that finds a whole name without
+  reading per-trigram lists (word-start suffixes, say), which every write would pay for; not built.
 - **q, common last name.** Thousands of matches, each rechecked on the heap, because \`total\` counts them all; a
   bare last name here matches ${lastShare} of the contacts on average (250 last names for a million, and a short one is also
   part of longer names and of emails). Making it cheap would take a
