@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000030) and migrations/current/ (none) leave.
--- migrations sha256:93b32e0cbb2ac5759e9baf54e05e36fd1abb64adf7dd314ca511537a0a8fc6c2
+-- The schema that migrations/committed/ (000001–000031) and migrations/current/ (none) leave.
+-- migrations sha256:94d0129c771674bcde1fa71c2e8fc1acd72ff7ba1a34b7bfacca64981f4ad0e9
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1278,6 +1278,7 @@ begin
     if cardinality(r.in_flight) > 0 and pg_try_advisory_xact_lock(hashtextextended('svc.broadcast_run:' || r.id, 0)) then
       perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, true);
     end if;
+    perform app_private.broadcast_release_prepared(r.organization_id, r.id);
     n := app_private.end_enrollments_set(s.organization_id, array(
       select e.id from app_public.enrollments e
        where e.organization_id = s.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
@@ -1430,6 +1431,8 @@ CREATE TABLE app_public.broadcast_runs (
     in_flight uuid[] DEFAULT '{}'::uuid[] NOT NULL,
     progress_at timestamp with time zone DEFAULT now() NOT NULL,
     claimed_through uuid,
+    prepared uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    prepared_after uuid,
     CONSTRAINT broadcast_runs_check CHECK (((status = 'sending'::text) = (finished_at IS NULL))),
     CONSTRAINT broadcast_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
 );
@@ -1441,6 +1444,18 @@ ALTER TABLE app_public.broadcast_runs OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.broadcast_runs IS 'One fired occurrence of a broadcast schedule: its recipients (enrollments with this run_id), counts and the batch in flight.';
+
+--
+-- Name: COLUMN broadcast_runs.prepared; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_runs.prepared IS 'Enrollments of the batch claimed while the one before it was with the transport: not handed over until that one is recorded.';
+
+--
+-- Name: COLUMN broadcast_runs.prepared_after; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_runs.prepared_after IS 'The cursor (claimed_through) before the prepared batch was claimed: where a release moves it back to.';
 
 --
 -- Name: broadcast_run_json(app_public.broadcast_runs); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -8116,8 +8131,17 @@ begin
   if not found or r.status <> 'sending' then
     return jsonb_build_object('action', 'none');
   end if;
-  if cardinality(r.in_flight) > 0 and not following then
-    perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, false);
+  if not following then
+    if cardinality(r.in_flight) > 0 then
+      perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, false);
+    end if;
+    if cardinality(r.prepared) > 0 then
+      perform app_private.broadcast_release_prepared(r.organization_id, r.id);
+      r.claimed_through := r.prepared_after;
+    end if;
+  elsif cardinality(r.prepared) > 0 then
+    -- a sender records (and so hands over or releases) its prepared batch before it claims again
+    raise exception 'broadcast_claim_batch: run % has a prepared batch already', r.id;
   end if;
   if r.claimed_through is null and r.recipients >= 1000 then
     -- the run's first batch: its enrollments were written a moment ago, thousands at once, and
@@ -8149,13 +8173,16 @@ begin
 
   select * into c from app_private.claim_enrollment_messages(r.organization_id, s, ids, base_url, sink_channels, r.id);
   update app_public.broadcast_runs x
-     set in_flight = x.in_flight || c.flight, progress_at = now(), claimed_through = ids[cardinality(ids)],
+     set in_flight = case when following then x.in_flight else c.flight end,
+         prepared = case when following then c.flight else '{}' end,
+         prepared_after = case when following and cardinality(c.flight) > 0 then r.claimed_through end,
+         progress_at = now(), claimed_through = ids[cardinality(ids)],
          sent = x.sent + c.sent_count, skipped = x.skipped + c.skipped_count
    where x.organization_id = r.organization_id and x.id = r.id;
-  -- the checkpoint must be on disk before the transport gets the messages; with nothing handed
-  -- over, as the per-message claim on a sink channel, the commit need not wait for the disk (a
-  -- lost commit is a batch not claimed, claimed again)
-  perform set_config('synchronous_commit', case when cardinality(c.flight) = 0 then 'off' else 'on' end, true);
+  -- a batch in flight must be on disk before the transport gets its messages; a prepared one, or
+  -- one with nothing handed over (a sink channel), need not wait for the disk
+  perform set_config('synchronous_commit',
+    case when not following and cardinality(c.flight) > 0 then 'on' else 'off' end, true);
   return jsonb_build_object('action', 'batch', 'messages', c.messages, 'handled', cardinality(ids));
 end $$;
 
@@ -8165,7 +8192,7 @@ ALTER FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uu
 -- Name: FUNCTION broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[], following boolean); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[], following boolean) IS 'A run''s next batch: a dead process''s in_flight made unknown (unless following the caller''s own batch still out: then appended to, and `wait` rather than done), then up to `size` recipients claimed set-based (claim_enrollment_messages); the claimed ones join the in_flight checkpoint.';
+COMMENT ON FUNCTION app_private.broadcast_claim_batch(organization_id uuid, run_id uuid, size integer, base_url text, sink_channels text[], following boolean) IS 'A run''s next batch: a dead process''s in_flight made unknown and its prepared batch released (unless following the caller''s own batch still out: then the new batch is prepared, and `wait` rather than done), then up to `size` recipients claimed set-based (claim_enrollment_messages): in flight, or prepared when following.';
 
 --
 -- Name: broadcast_finish(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -8273,35 +8300,88 @@ ALTER FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid
 COMMENT ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) IS 'Fires one occurrence once (schedule locked, still waiting for fire_at; unique run per occurrence): schedule moved on, the audience snapshotted into enrollments of the run, the run''s job queued. Answers the run id or NULL.';
 
 --
--- Name: broadcast_record_batch(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+-- Name: broadcast_record_batch(uuid, uuid, jsonb, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
-CREATE FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) RETURNS void
+CREATE FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean DEFAULT false) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 #variable_conflict use_column
 declare
   c record;
+  promoted int;
 begin
   perform set_config('synchronous_commit', 'off', true);
-  perform 1 from app_public.broadcast_runs r
+  select case when promote then cardinality(r.prepared) else 0 end into promoted from app_public.broadcast_runs r
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id for update;
   select * into c from app_private.record_enrollment_messages(broadcast_record_batch.organization_id, results);
   update app_public.broadcast_runs r
      set in_flight = array(select f from unnest(r.in_flight) f
-                            where not f = any(array(select (x->>'enrollment_id')::uuid from jsonb_array_elements(results) x))),
+                            where not f = any(array(select (x->>'enrollment_id')::uuid from jsonb_array_elements(results) x)))
+                     || case when promote then r.prepared else '{}' end,
+         prepared = case when promote then '{}' else r.prepared end,
+         prepared_after = case when promote then null else r.prepared_after end,
          progress_at = now(), sent = r.sent + c.sent_count, failed = r.failed + c.failed_count
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id;
+  if promoted > 0 then
+    perform set_config('synchronous_commit', 'on', true);
+  end if;
+  return promoted;
 end $$;
 
-ALTER FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) OWNER TO svc_owner;
+ALTER FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+-- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) IS 'A batch''s transport answers recorded set-based (record_enrollment_messages), counts moved, the batch''s enrollments taken out of the in_flight checkpoint.';
+COMMENT ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean) IS 'A batch''s transport answers recorded set-based (record_enrollment_messages), counts moved, the batch taken out of the in_flight checkpoint; with promote, the prepared batch put in flight (committed to disk); answers how many were promoted.';
+
+--
+-- Name: broadcast_release_prepared(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_release_prepared(organization_id uuid, run_id uuid) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  r app_public.broadcast_runs;
+  released int;
+begin
+  select * into r from app_public.broadcast_runs x
+   where x.organization_id = broadcast_release_prepared.organization_id and x.id = broadcast_release_prepared.run_id;
+  if cardinality(r.prepared) = 0 then
+    return 0;
+  end if;
+  with runs as (
+    delete from app_public.step_runs sr
+     using app_public.enrollments e
+     where e.organization_id = r.organization_id and e.id = any(r.prepared)
+       and sr.organization_id = e.organization_id and sr.enrollment_id = e.id and sr.step_key = e.current_step_key
+       and sr.status = 'sending'
+    returning sr.message_id
+  ), tokens as (
+    delete from app_private.unsubscribe_tokens t
+     using runs where t.organization_id = r.organization_id and t.message_id = runs.message_id
+  ), messages as (
+    delete from app_private.outgoing_messages m
+     using runs where m.organization_id = r.organization_id and m.id = runs.message_id and m.status = 'queued'
+  )
+  select count(*) into released from runs;
+  update app_public.broadcast_runs x set prepared = '{}', prepared_after = null, claimed_through = r.prepared_after
+   where x.organization_id = r.organization_id and x.id = r.id;
+  return released;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_release_prepared(organization_id uuid, run_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_release_prepared(organization_id uuid, run_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_release_prepared(organization_id uuid, run_id uuid) IS 'A prepared batch never handed over: its step runs sending, messages and unsubscribe tokens removed, the cursor moved back so its recipients are claimed again; answers how many.';
 
 --
 -- Name: broadcast_requeue_stalled(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -21041,10 +21121,16 @@ REVOKE ALL ON FUNCTION app_private.broadcast_finish(organization_id uuid, run_id
 REVOKE ALL ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) FROM PUBLIC;
 
 --
--- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+-- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_release_prepared(organization_id uuid, run_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_release_prepared(organization_id uuid, run_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION broadcast_requeue_stalled(); Type: ACL; Schema: app_private; Owner: svc_owner

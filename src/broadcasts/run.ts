@@ -7,8 +7,11 @@
 //   2. the channel's transport (src/delivery) gets each claimed message, after that commit;
 //   3. app_private.broadcast_record_batch records the answers in one statement and takes the
 //      batch out of the checkpoint.
-// Pipelined (migration 000024): while the transport has one batch, the next is claimed (the claim
-// `following` it), so two batches can be in the checkpoint; they are recorded in claim order.
+// Pipelined: while the transport has one batch, the next is claimed (the claim `following` it,
+// migration 000024) but only prepared (migration 000031): the record of the batch out puts it in
+// flight, in the same transaction, and only then does the transport get it. So the checkpoint
+// never holds more than one batch handed over: a process killed outright leaves at most one
+// batch `unknown`, and a prepared one is claimed again by whoever sends the run next.
 // One process sends a run at a time: the job holds a session advisory lock on the run on its
 // connection for as long as it sends; the lock dies with the connection, so a worker killed
 // outright frees it, and the next job for the run finds the checkpoint it left (unknown).
@@ -17,12 +20,12 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { serially } from '../db/serial.ts';
-import { handOver, type OutgoingMessage, type Transports } from '../delivery/index.ts';
+import { handOver, type HandOverAnswer, type OutgoingMessage, type Transports } from '../delivery/index.ts';
 import type { TaskDeps } from '../registry/area.ts';
 
 const Payload = z.object({ organization_id: z.uuid(), run_id: z.uuid() });
 
-/** Recipients per batch: at most twice this many messages can end `unknown` when a worker dies (two batches out). BROADCAST_BATCH_SIZE overrides. */
+/** Recipients per batch: at most this many messages can end `unknown` when a worker dies (the batch out). BROADCAST_BATCH_SIZE overrides. */
 export const DEFAULT_BATCH_SIZE = 200;
 
 type Claim =
@@ -38,38 +41,44 @@ export async function sendRun(client: pg.ClientBase, organizationId: string, run
   const { rows: [lock] } = await client.query<{ got: boolean }>(
     `select pg_try_advisory_lock(hashtextextended('svc.broadcast_run:' || $1::text, 0)) as got`, [runId]);
   if (!lock?.got) return false;
-  // the batch with the transport, sent and then recorded, while the next one is claimed
-  let sending: Promise<void> | undefined;
+  type Claimed = Extract<Claim, { action: 'batch' }>['messages'];
+  // the batch with the transport: its messages, and their answers to come
+  let out: { claimed: Claimed; answers: Promise<HandOverAnswer[]> } | undefined;
+  // records the batch out; with `promote`, the batch prepared meanwhile is put in flight in the same
+  // transaction (answers how many: none when the run was cancelled meanwhile)
+  const record = async (batch: NonNullable<typeof out>, promote: boolean) => {
+    const answers = await batch.answers;
+    const results = batch.claimed.map(({ enrollment_id, step_key }, i) => ({ enrollment_id, step_key, ...answers[i]! }));
+    const { rows: [row] } = await serially<{ promoted: number }>(client,
+      'select app_private.broadcast_record_batch($1, $2, $3::jsonb, $4) as promoted',
+      [organizationId, runId, JSON.stringify(results), promote]);
+    return row!.promoted;
+  };
   try {
     for (;;) {
-      // the client is shared with the batch out (its record, its providers' ids): one query at a time
+      // claimed while the transport has the batch out (the client is shared with it, for its
+      // providers' ids: one query at a time)
       const { rows: [row] } = await serially<{ claim: Claim }>(client,
         'select app_private.broadcast_claim_batch($1, $2, $3, $4, $5, $6) as claim',
-        [organizationId, runId, size, opts.baseUrl, sinkChannels, sending !== undefined]);
+        [organizationId, runId, size, opts.baseUrl, sinkChannels, out !== undefined]);
       const claim = row!.claim;
-      if (claim.action === 'wait') {
-        // nothing left to claim but the batch still out: recorded, the run can finish
-        await sending;
-        sending = undefined;
-        continue;
+      let next = claim.action === 'batch' ? claim.messages : [];
+      if (out) {
+        const batch = out;
+        out = undefined;
+        if (await record(batch, next.length > 0) === 0) next = [];
       }
+      // wait: nothing was left to claim but the batch out, now recorded; the run can finish
+      if (claim.action === 'wait') continue;
       if (claim.action !== 'batch') return true;
-      if (!claim.messages.length) continue;
-      const previous = sending;
-      const batch = (async () => {
-        const answers = await handOver(opts.transports, client, claim.messages.map((m) => m.message), (l) => opts.log?.(`broadcast ${l}`));
-        await previous; // recorded in claim order
-        const results = claim.messages.map(({ enrollment_id, step_key }, i) => ({ enrollment_id, step_key, ...answers[i]! }));
-        await serially(client, 'select app_private.broadcast_record_batch($1, $2, $3::jsonb)', [organizationId, runId, JSON.stringify(results)]);
-      })();
-      batch.catch(() => undefined); // awaited below or in the next round; a failure surfaces there
-      sending = batch;
-      // at most two batches out: the one just claimed, and the one before until it is recorded
-      await previous;
+      if (!next.length) continue;
+      const answers = handOver(opts.transports, client, next.map((m) => m.message), (l) => opts.log?.(`broadcast ${l}`));
+      answers.catch(() => undefined); // awaited by its record; a failure surfaces there
+      out = { claimed: next, answers };
     }
   } finally {
     try {
-      await sending;
+      if (out) await record(out, false);
     } finally {
       await client.query(`select pg_advisory_unlock(hashtextextended('svc.broadcast_run:' || $1::text, 0))`, [runId]);
     }

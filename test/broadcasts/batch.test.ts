@@ -5,7 +5,8 @@
 // transport's answers (sent, failed, the provider's id), the cases the per-message claim still
 // decides (an exit condition, a step run already there, a wait, a step removed), the next step of
 // a broadcast with more than one, edges, a cancel while a live sender holds its batch, and the
-// pipeline (the next batch claimed while one is out, migration 000024).
+// pipeline (the next batch claimed while one is out, migration 000024, and only prepared until the
+// one out is recorded, migration 000031: released and claimed again when its sender died).
 import test from 'ava';
 import type pg from 'pg';
 import type { TestApp } from '../helpers/app.ts';
@@ -233,34 +234,113 @@ test.serial('cancelled while a live sender holds its batch: that batch is record
   }
 });
 
-test.serial('pipelined: the next batch claimed while one is out joins the checkpoint; the run waits for the last one before it completes', async (t) => {
-  const { id, run } = await fired('Piped', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
-    { contacts: [acme.ids.ann!, acme.ids.bob!, acme.ids.dee!] });
+type Claimed = { action: string; messages?: { enrollment_id: string; step_key: string; message: { id: string } }[] };
+
+/** A sender's steps by hand, on a connection that holds the run's lock as a live sender does (batches of 2). */
+async function byHand(run: string, id: string) {
   const c: pg.PoolClient = await app.db.owner.connect();
-  type Claimed = { action: string; messages?: { enrollment_id: string; step_key: string; message: { id: string } }[] };
+  await c.query(`select pg_advisory_lock(hashtextextended('svc.broadcast_run:' || $1::text, 0))`, [run]);
   const claim = async (following: boolean) => (await c.query<{ claim: Claimed }>(
     `select app_private.broadcast_claim_batch($1, $2, 2, 'http://x', '{}', $3) as claim`, [org(), run, following])).rows[0]!.claim;
-  const record = (claimed: Claimed) => c.query(`select app_private.broadcast_record_batch($1, $2, $3::jsonb)`, [org(), run, JSON.stringify(
-    claimed.messages!.map((m) => ({ enrollment_id: m.enrollment_id, step_key: m.step_key, message_id: m.message.id, error: null })))]);
-  const inFlight = async () => (await runsOf(app.db, id))[0].in_flight as string[];
-  try {
-    await c.query(`select pg_advisory_lock(hashtextextended('svc.broadcast_run:' || $1::text, 0))`, [run]);
-    const first = await claim(false);
-    const second = await claim(true);
-    t.is(first.messages!.length, 2);
-    t.is(second.messages!.length, 1);
-    t.deepEqual((await inFlight()).sort(), [...first.messages!, ...second.messages!].map((m) => m.enrollment_id).sort(), 'both batches in the checkpoint');
-    await record(first);
-    t.deepEqual(await inFlight(), [second.messages![0]!.enrollment_id], 'a record takes out only its own batch');
-    t.deepEqual(await claim(true), { action: 'wait' }, 'nothing left, but a batch out: the run does not finish');
-    t.like((await runsOf(app.db, id))[0], { status: 'sending', sent: 2, unknown: 0 });
-    await record(second);
-    t.deepEqual(await claim(true), { action: 'done' });
-    t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 3, sent: 3, unknown: 0, cancelled: 0, in_flight: [] });
-    await countsHold(t, id);
-  } finally {
+  const record = async (claimed: Claimed, promote = false) => (await c.query<{ n: number }>(
+    `select app_private.broadcast_record_batch($1, $2, $3::jsonb, $4) as n`, [org(), run, JSON.stringify(
+      claimed.messages!.map((m) => ({ enrollment_id: m.enrollment_id, step_key: m.step_key, message_id: m.message.id, error: null }))), promote])).rows[0]!.n;
+  const checkpoint = async () => {
+    const [r] = await runsOf(app.db, id);
+    return { in_flight: [...r.in_flight as string[]].sort(), prepared: [...r.prepared as string[]].sort() };
+  };
+  const release = async () => {
     await c.query(`select pg_advisory_unlock_all()`);
     c.release();
+  };
+  return { claim, record, checkpoint, release };
+}
+const enrollmentsOf = (claimed: Claimed) => claimed.messages!.map((m) => m.enrollment_id).sort();
+/** Step runs, messages and unsubscribe tokens of the run, by status. */
+async function leftOf(run: string) {
+  const { rows: [r] } = await app.db.owner.query(`select
+      (select coalesce(jsonb_object_agg(status, n), '{}') from (select sr.status, count(*)::int as n from app_public.step_runs sr
+         join app_public.enrollments e on e.id = sr.enrollment_id where e.run_id = $1 group by 1) x) as step_runs,
+      (select coalesce(jsonb_object_agg(status, n), '{}') from (select status, count(*)::int as n from app_private.outgoing_messages
+         where meta->>'run_id' = $1::text group by 1) x) as messages,
+      (select count(*)::int from app_private.unsubscribe_tokens t join app_public.enrollments e on e.id = t.enrollment_id
+         where e.run_id = $1) as tokens`, [run]);
+  return r;
+}
+
+test.serial('pipelined: the batch claimed while one is out is prepared, and put in flight by the record of the one before', async (t) => {
+  const { id, run } = await fired('Piped', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
+    { contacts: [acme.ids.ann!, acme.ids.bob!, acme.ids.dee!] });
+  const s = await byHand(run, id);
+  try {
+    const first = await s.claim(false);
+    const second = await s.claim(true);
+    t.is(first.messages!.length, 2);
+    t.is(second.messages!.length, 1);
+    t.deepEqual(await s.checkpoint(), { in_flight: enrollmentsOf(first), prepared: enrollmentsOf(second) },
+      'one batch in flight, the next prepared');
+    await t.throwsAsync(s.claim(true), { message: /prepared batch already/ }, 'a sender records before it claims again');
+    t.is(await s.record(first, true), 1, 'the record puts the prepared batch in flight');
+    t.deepEqual(await s.checkpoint(), { in_flight: enrollmentsOf(second), prepared: [] });
+    t.deepEqual(await s.claim(true), { action: 'wait' }, 'nothing left, but a batch out: the run does not finish');
+    t.like((await runsOf(app.db, id))[0], { status: 'sending', sent: 2, unknown: 0 });
+    t.is(await s.record(second), 0);
+    t.deepEqual(await s.claim(true), { action: 'done' });
+    t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 3, sent: 3, unknown: 0, cancelled: 0, in_flight: [], prepared: [] });
+    t.deepEqual(await leftOf(run), { step_runs: { sent: 3 }, messages: { sent: 3 }, tokens: 3 });
+    await countsHold(t, id);
+  } finally {
+    await s.release();
+  }
+});
+
+test.serial('a sender that died with a batch out and the next prepared: the one out unknown, the prepared one claimed again and sent once', async (t) => {
+  const { id, run } = await fired('Died', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
+    { contacts: [acme.ids.ann!, acme.ids.bob!, acme.ids.dee!] });
+  const dead = await byHand(run, id);
+  const first = await dead.claim(false);
+  const second = await dead.claim(true);
+  await dead.release(); // its connection's lock gone, as when the process is killed
+  t.deepEqual(await leftOf(run), { step_runs: { sending: 3 }, messages: { queued: 3 }, tokens: 3 });
+  const next = await byHand(run, id);
+  try {
+    const again = await next.claim(false);
+    t.deepEqual(enrollmentsOf(again), enrollmentsOf(second), 'the prepared recipient claimed again');
+    t.notDeepEqual(again.messages!.map((m) => m.message.id), second.messages!.map((m) => m.message.id), 'as a new message');
+    t.deepEqual(await next.checkpoint(), { in_flight: enrollmentsOf(second), prepared: [] });
+    t.like((await runsOf(app.db, id))[0], { status: 'sending', unknown: 2, sent: 0 });
+    // the released message and token are gone: one of each for the recipient, the new one's
+    t.deepEqual(await leftOf(run), { step_runs: { unknown: 2, sending: 1 }, messages: { unknown: 2, queued: 1 }, tokens: 3 });
+    t.is(await next.record(again), 0);
+    t.deepEqual(await next.claim(false), { action: 'done' });
+    t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 3, sent: 1, unknown: 2, cancelled: 0, in_flight: [], prepared: [] });
+    t.deepEqual(await leftOf(run), { step_runs: { unknown: 2, sent: 1 }, messages: { unknown: 2, sent: 1 }, tokens: 3 });
+    const events = await eventsOf(run, (await outcome(run)).find((r) => r.status === 'sent')!.name);
+    t.deepEqual(events.map((e) => e.type), ['enrolled', 'sent', 'completed'], 'the released claim left no event');
+    t.deepEqual(first.messages!.length, 2);
+    await countsHold(t, id);
+  } finally {
+    await next.release();
+  }
+});
+
+test.serial('cancelled while a live sender has a batch out and the next prepared: the prepared one released and cancelled, never handed over', async (t) => {
+  const { id, run } = await fired('Prepared', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
+    { contacts: [acme.ids.ann!, acme.ids.bob!, acme.ids.dee!] });
+  const s = await byHand(run, id);
+  try {
+    const first = await s.claim(false);
+    await s.claim(true);
+    const res = await app.request('POST', schedulePath(id, `/runs/${run}/cancel`), { key: acme.keys.org! });
+    t.deepEqual(res.body, { run_id: run, status: 'cancelled', cancelled: 1 });
+    t.deepEqual(await s.checkpoint(), { in_flight: enrollmentsOf(first), prepared: [] }, 'the batch out is left to its sender');
+    t.is(await s.record(first, true), 0, 'nothing prepared is left to put in flight');
+    t.like((await runsOf(app.db, id))[0], { status: 'cancelled', recipients: 3, sent: 2, cancelled: 1, unknown: 0, in_flight: [] });
+    t.deepEqual(await leftOf(run), { step_runs: { sent: 2 }, messages: { sent: 2 }, tokens: 2 });
+    t.deepEqual(await s.claim(false), { action: 'none' });
+    await countsHold(t, id);
+  } finally {
+    await s.release();
   }
 });
 
