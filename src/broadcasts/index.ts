@@ -14,7 +14,7 @@ export const broadcasts: Area = {
   crontab: [broadcastFireCron],
   graphql: {
     // what sequences_get_schedule shows, runs included. Not a schedule's recurrence anchor, nor a
-    // run's progress bookkeeping (in_flight, progress_at, claimed_through).
+    // run's progress bookkeeping (in_flight, prepared, prepared_after, progress_at, claimed_through).
     tables: {
       broadcast_schedules: ['organization_id', 'sequence_id', 'schedule_kind', 'send_at', 'rrule', 'timezone', 'ends_on', 'status',
         'next_fire_at', 'created_at', 'updated_at'],
