@@ -102,35 +102,39 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-/** The local dates of one period (a day, a week from Monday, a month) that the rule selects, in order. */
+/**
+ * The local dates of one period (a day, a week from Monday, a month) that the rule selects, in
+ * order. The days are filtered as numbers (day of the month, weekday) and only those chosen become
+ * dates: a rule that selects nothing for years (BYMONTHDAY=31 with BYDAY=1MO) is searched in
+ * milliseconds, not hundreds of them.
+ */
 function periodDates(rule: Rule, start: Temporal.PlainDate, anchor: Temporal.PlainDate): Temporal.PlainDate[] {
-  let days: Temporal.PlainDate[];
-  if (rule.freq === 'DAILY') {
-    days = [start];
-  } else if (rule.freq === 'WEEKLY') {
-    days = Array.from({ length: 7 }, (_, i) => start.add({ days: i }));
-    if (!rule.byday.length) days = days.filter((d) => d.dayOfWeek === anchor.dayOfWeek);
-  } else {
-    days = Array.from({ length: start.daysInMonth }, (_, i) => start.add({ days: i }));
-    if (!rule.byday.length && !rule.bymonthday.length) days = days.filter((d) => d.day === anchor.day);
-  }
+  // each candidate as its offset from `start`, with its day of the month and weekday (1 = Monday)
+  const length = rule.freq === 'DAILY' ? 1 : rule.freq === 'WEEKLY' ? 7 : start.daysInMonth;
+  const monthLength = start.daysInMonth;
+  let offsets = Array.from({ length }, (_, i) => i);
+  const dayOf = (i: number) => start.day + i;
+  const weekdayOf = (i: number) => ((start.dayOfWeek - 1 + i) % 7) + 1;
+  if (rule.freq === 'WEEKLY' && !rule.byday.length) offsets = offsets.filter((i) => weekdayOf(i) === anchor.dayOfWeek);
+  if (rule.freq === 'MONTHLY' && !rule.byday.length && !rule.bymonthday.length) offsets = offsets.filter((i) => dayOf(i) === anchor.day);
+  // BYMONTHDAY goes with DAILY and MONTHLY only, whose candidates never leave start's month
   if (rule.bymonthday.length) {
-    days = days.filter((d) => rule.bymonthday.some((n) => (n > 0 ? d.day === n : d.day === d.daysInMonth + n + 1)));
+    offsets = offsets.filter((i) => rule.bymonthday.some((n) => (n > 0 ? dayOf(i) === n : dayOf(i) === monthLength + n + 1)));
   }
   if (rule.byday.length) {
-    days = days.filter((d) => rule.byday.some(({ weekday, ordinal }) => {
-      if (d.dayOfWeek !== weekday) return false;
+    offsets = offsets.filter((i) => rule.byday.some(({ weekday, ordinal }) => {
+      if (weekdayOf(i) !== weekday) return false;
       if (ordinal === null) return true;
-      // the n-th (or n-th from last) such weekday of the month
-      return ordinal > 0 ? Math.ceil(d.day / 7) === ordinal : Math.ceil((d.daysInMonth - d.day + 1) / 7) === -ordinal;
+      // the n-th (or n-th from last) such weekday of the month (ordinals go with MONTHLY only)
+      return ordinal > 0 ? Math.ceil(dayOf(i) / 7) === ordinal : Math.ceil((monthLength - dayOf(i) + 1) / 7) === -ordinal;
     }));
   }
   if (rule.bysetpos.length) {
-    const n = days.length;
+    const n = offsets.length;
     const chosen = new Set(rule.bysetpos.map((p) => (p > 0 ? p - 1 : n + p)).filter((i) => i >= 0 && i < n));
-    days = days.filter((_, i) => chosen.has(i));
+    offsets = offsets.filter((_, i) => chosen.has(i));
   }
-  return days;
+  return offsets.map((i) => (i === 0 ? start : start.add({ days: i })));
 }
 
 /** The first day of the period holding `date`. */

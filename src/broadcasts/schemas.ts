@@ -5,7 +5,7 @@
 import { Temporal } from 'temporal-polyfill';
 import { z } from 'zod';
 import { paging, timestamp, uuid } from '../platform/schemas.ts';
-import { isTimeZone, parseRule, RuleProblem } from './occurrences.ts';
+import { isTimeZone, nextOccurrence, parseRule, RuleProblem, type Rule } from './occurrences.ts';
 
 export const SchedulePath = z.object({ sequenceId: uuid.describe('The broadcast\'s id (a sequence of kind broadcast)') });
 export const RunPath = SchedulePath.extend({ runId: uuid.describe('The run\'s id (runs[].id of sequences_get_schedule)') });
@@ -45,10 +45,11 @@ export const ScheduleBody = z.strictObject({
     return;
   }
   if (b.send_at !== undefined) bad(['send_at'], 'only for schedule_kind once');
+  let rule: Rule | undefined;
   if (b.rrule === undefined) bad(['rrule'], 'required for schedule_kind recurring');
   else {
     try {
-      parseRule(b.rrule);
+      rule = parseRule(b.rrule);
     } catch (e) {
       if (!(e instanceof RuleProblem)) throw e;
       bad(e.part.split('.'), e.message);
@@ -60,6 +61,15 @@ export const ScheduleBody = z.strictObject({
   else if (!isTimeZone(b.timezone)) bad(['timezone'], 'not an IANA time zone (for example America/New_York)');
   else if (endsOn && Temporal.PlainDate.compare(endsOn, Temporal.Now.plainDateISO(b.timezone)) < 0) {
     bad(['ends_on'], 'is in the past in the schedule\'s zone: the series would never fire');
+  } else if (rule && endsOn !== null) {
+    // A rule whose parts no date satisfies (BYMONTHDAY=31 with BYDAY=1MO) or whose first
+    // occurrence comes after ends_on would be started and then never send: refused here, by part.
+    const now = new Date();
+    const first = nextOccurrence({ rule, timezone: b.timezone, anchor: now }, now);
+    if (!first) bad(['rrule'], 'no date matches every part of the rule: the series would never fire');
+    else if (b.ends_on !== undefined && !nextOccurrence({ rule, timezone: b.timezone, anchor: now, endsOn: b.ends_on }, now)) {
+      bad(['ends_on'], 'is before the rule\'s first occurrence: the series would never fire');
+    }
   }
 });
 export type ScheduleBody = z.output<typeof ScheduleBody>;

@@ -34,6 +34,9 @@ test.after.always(async () => { await app?.close(); });
 const key = () => acme.keys.org!;
 const org = () => acme.organization_id;
 const inAYear = () => new Date(Date.now() + 365 * 86_400_000).toISOString();
+/** The UTC date `days` from now (YYYY-MM-DD), and its weekday as BYDAY spells it. */
+const dateIn = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+const weekdayIn = (days: number) => ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'][new Date(Date.now() + days * 86_400_000).getUTCDay()];
 const put = (id: string, body: unknown, k = key()) => app.request('PUT', schedulePath(id), { key: k, body });
 const get = (id: string, k = key(), query = '') => app.request('GET', schedulePath(id) + query, { key: k });
 const post = (id: string, what: string, k = key()) => app.request('POST', schedulePath(id, `/${what}`), { key: k });
@@ -120,6 +123,11 @@ test.serial('400s name the faulty part, and nothing is written', async (t) => {
     [{ schedule_kind: 'recurring', rrule: 'FREQ=DAILY' }, 'body.timezone'],
     [{ schedule_kind: 'recurring', rrule: 'FREQ=DAILY', timezone: 'UTC', ends_on: '2001-01-01' }, 'body.ends_on'],
     [{ schedule_kind: 'recurring', rrule: 'FREQ=DAILY', timezone: 'UTC', ends_on: '2031-02-30' }, 'body.ends_on'],
+    // parts no date satisfies: the 31st is never a month's first Monday
+    [{ schedule_kind: 'recurring', rrule: 'FREQ=MONTHLY;BYMONTHDAY=31;BYDAY=1MO', timezone: 'UTC' }, 'body.rrule'],
+    [{ schedule_kind: 'recurring', rrule: 'FREQ=DAILY;BYMONTHDAY=31;BYDAY=MO;BYSETPOS=2', timezone: 'UTC' }, 'body.rrule'],
+    // the series ends tomorrow, its first occurrence is in three days
+    [{ schedule_kind: 'recurring', rrule: `FREQ=WEEKLY;BYDAY=${weekdayIn(3)}`, timezone: 'UTC', ends_on: dateIn(1) }, 'body.ends_on'],
     [{ schedule_kind: 'recurring', timezone: 'UTC', send_at: inAYear() }, 'body.send_at'],
     [{ schedule_kind: 'weekly' }, 'body.schedule_kind'],
     [{ schedule_kind: 'once', send_at: inAYear(), extra: 1 }, 'body'],
