@@ -17,7 +17,7 @@ test.after.always(async () => { await app?.close(); });
 
 const org = () => acme.organization_id;
 const refused = (t: Parameters<typeof refusedWithoutWrites>[0], status: number, error: string, key: string | undefined, body: Record<string, unknown>) =>
-  refusedWithoutWrites(t, app, org(), status, error, () => book(app, key, body));
+  refusedWithoutWrites(t, app, [org(), other.organization_id], status, error, () => book(app, key, body));
 const plus = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString();
 /** A 30-minute range from `iso`. */
 const half = (iso: string) => ({ start_time: iso, end_time: plus(iso, 30) });

@@ -38,11 +38,11 @@ export async function unchanged<T>(t: ExecutionContext, on: { db: TestDatabase }
 
 /**
  * Sends a request that must be refused: checks its status and error code, and that the
- * organization's data is byte for byte as it was.
+ * organization's data (each organization's, given several) is byte for byte as it was.
  */
 export async function refusedWithoutWrites<R extends { status: number; body: any }>(t: ExecutionContext, on: { db: TestDatabase },
-  organizationId: string, status: number, error: string, call: () => Promise<R>): Promise<R> {
-  const res = await unchanged(t, on, organizationId, call);
+  organizationIds: string | readonly string[], status: number, error: string, call: () => Promise<R>): Promise<R> {
+  const res = await unchanged(t, on, organizationIds, call);
   const why = JSON.stringify(res.body).slice(0, 300);
   t.is(res.status, status, why);
   t.is(res.body?.error, error, why);
