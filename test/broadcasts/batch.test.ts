@@ -150,6 +150,34 @@ test.serial('a provider transport: claimed, handed over after the commit, answer
   await countsHold(t, id);
 });
 
+test.serial('between the fire and the send: the audience\'s changes do not reach the run; an address suppressed or a number opted out meanwhile gets nothing', async (t) => {
+  t.teardown(async () => {
+    // bob's address and ann's number are as the other tests expect them again
+    await app.db.owner.query(`delete from app_public.email_suppressions where organization_id = $1 and email = 'bob@example.com'`, [org()]);
+    await app.db.owner.query(`delete from app_public.sms_opt_outs where organization_id = $1 and phone = '+15551230001' and source = 'api'`, [org()]);
+  });
+  const { id, run } = await fired('Snapshot', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
+    { contacts: [acme.ids.ann!, acme.ids.bob!, acme.ids.cy!, acme.ids.dee!] });
+  const { rows: [{ audience_id: audience }] } = await app.db.owner.query(`select audience_id from app_public.sequences where id = $1`, [id]);
+  const { rows: [fay] } = await app.db.owner.query(`insert into app_public.contacts (organization_id, name, email)
+    values ($1, 'Fay Late', 'fay@example.com') returning id`, [org()]);
+  await app.db.owner.query(`insert into app_public.audience_members (organization_id, audience_id, contact_id) values ($1, $2, $3)`, [org(), audience, fay.id]);
+  await app.db.owner.query(`delete from app_public.audience_members where audience_id = $1 and contact_id = $2`, [audience, acme.ids.dee]);
+  await app.db.owner.query(`insert into app_public.email_suppressions (organization_id, email, contact_id) values ($1, 'bob@example.com', $2)`, [org(), acme.ids.bob]);
+  await send(run);
+  // dee, removed after the fire, still gets it; fay, added after it, does not; bob's address was suppressed meanwhile
+  t.deepEqual((await outboxOf(app.db, id)).map((m) => m.recipient), ['ann@example.com', 'cy@example.com', 'dee@example.com']);
+  t.deepEqual((await outcome(run)).map((r) => [r.name, r.status, r.enrollment]), [
+    ['Ann Lee', 'sent', 'completed'], ['Bob South', null, 'cancelled'], ['Cy Nowhere', 'sent', 'completed'], ['Dee Noconsent', 'sent', 'completed']]);
+  t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 4, sent: 3, skipped: 0, failed: 0, unknown: 0, cancelled: 1 });
+
+  const texts = await fired('Snapshot texts', [{ step_key: 'news', type: 'sms', body: 'Sale' }], { contacts: [acme.ids.ann!] });
+  await app.db.owner.query(`insert into app_public.sms_opt_outs (organization_id, phone, contact_id) values ($1, '+15551230001', $2)`, [org(), acme.ids.ann]);
+  await send(texts.run);
+  t.is((await outboxOf(app.db, texts.id)).length, 0);
+  t.like((await runsOf(app.db, texts.id))[0], { status: 'completed', recipients: 1, sent: 0, cancelled: 1 });
+});
+
 test.serial('what the per-message claim decides stays its own: an exit condition, a step run already there, a step removed', async (t) => {
   const { id, run } = await fired('Exits', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
     { exit_conditions: [{ type: 'replied' }] });
