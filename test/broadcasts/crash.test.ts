@@ -6,6 +6,7 @@
 // claimed meanwhile was only prepared: it is claimed again and sent). And a run cancelled after
 // its worker was killed mid-batch: what it had in flight is settled `unknown` by the cancel
 // (no step run left `sending`), the rest cancelled, and nothing sent once a worker runs again.
+// And three worker processes firing the same due schedules at once: one run per occurrence.
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -39,10 +40,11 @@ async function slowProvider() {
 }
 
 /**
- * A fired SMS broadcast of `recipients` numbers, a slow provider, and `svc worker` started as a
- * child process on demand (batches of BATCH); `close` kills what is left and drops the database.
+ * An organization with an audience of `recipients` numbers, a slow provider, and `svc worker`
+ * started as a child process on demand (batches of BATCH); `close` kills what is left and drops
+ * the database.
  */
-async function crashRun(recipients: number) {
+async function withWorkers(recipients: number) {
   const db = await createTestDatabase();
   const provider = await slowProvider();
   const children: ChildProcess[] = [];
@@ -52,12 +54,13 @@ async function crashRun(recipients: number) {
   const { rows: contacts } = await db.owner.query(`insert into app_public.contacts (organization_id, name, phone, sms_consent)
     select $1, 'Person ' || i, '+1555700' || lpad(i::text, 4, '0'), true from generate_series(1, $2) i returning id`, [org, recipients]);
   const audience = await insertAudience(db, org, contacts.map((c) => c.id), 'Everyone');
-  const id = await insertBroadcast(db, org, audience, { status: 'active', steps: [{ step_key: 'sale', type: 'sms', body: 'Sale today' }] });
-  await db.owner.query(`insert into app_public.broadcast_schedules (organization_id, sequence_id, schedule_kind, send_at, status, next_fire_at)
-    values ($1, $2, 'once', now() + interval '1 day', 'scheduled', now() - interval '1 second')`, [org, id]);
-  const c = await db.owner.connect();
-  try { await fireDue(c); } finally { c.release(); }
-  const { rows: [{ id: runId }] } = await db.owner.query(`select id from app_public.broadcast_runs where sequence_id = $1`, [id]);
+  /** An active SMS broadcast to the audience, its once schedule due a second ago; its id. */
+  const dueBroadcast = async (name?: string) => {
+    const id = await insertBroadcast(db, org, audience, { name, status: 'active', steps: [{ step_key: 'sale', type: 'sms', body: 'Sale today' }] });
+    await db.owner.query(`insert into app_public.broadcast_schedules (organization_id, sequence_id, schedule_kind, send_at, status, next_fire_at)
+      values ($1, $2, 'once', now() + interval '1 day', 'scheduled', now() - interval '1 second')`, [org, id]);
+    return id;
+  };
 
   const start = () => {
     const child = spawn(process.execPath, [bin, 'worker'], {
@@ -87,7 +90,17 @@ async function crashRun(recipients: number) {
     await provider.close();
     await db.drop();
   };
-  return { db, provider, tenant, id, runId: runId as string, start, until, freeJobs, close };
+  return { db, provider, tenant, dueBroadcast, start, until, freeJobs, close };
+}
+
+/** A broadcast to `recipients` numbers, fired (its run's recipients enrolled), with workers on demand. */
+async function crashRun(recipients: number) {
+  const on = await withWorkers(recipients);
+  const id = await on.dueBroadcast();
+  const c = await on.db.owner.connect();
+  try { await fireDue(c); } finally { c.release(); }
+  const { rows: [{ id: runId }] } = await on.db.owner.query(`select id from app_public.broadcast_runs where sequence_id = $1`, [id]);
+  return { ...on, id, runId: runId as string };
 }
 
 test('SIGKILL three times mid-run: each recipient once, at most the in-flight batch per kill unknown, never sent again', async (t) => {
@@ -194,6 +207,40 @@ test('SIGKILL mid-batch, then the run cancelled: the batch in flight unknown (ne
     const times = new Map<string, number>();
     for (const to of provider.received) times.set(to, (times.get(to) ?? 0) + 1);
     t.true([...times.values()].every((n) => n === 1), 'no number got the message twice');
+  } finally {
+    await close();
+  }
+});
+
+test('three `svc worker` processes firing at once: each occurrence fires once, each number gets each broadcast once', async (t) => {
+  t.timeout(120_000);
+  const BROADCASTS = 12;
+  const { db, provider, dueBroadcast, start, until, close } = await withWorkers(3);
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < BROADCASTS; i++) ids.push(await dueBroadcast(`Due ${i}`));
+    const workers = [start(), start(), start()];
+    await until('three workers listening', async () => (await db.owner.query(`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and query ilike 'listen "jobs:insert"%'`)).rows[0].n >= 3);
+    // each schedule's own job (as sequences_start_schedule queues it), all due now: every job fires
+    // whatever is due, so the three processes race over the same schedules
+    await db.owner.query(`select app_private.add_job('broadcast_fire', '{}', 'broadcast_fire:' || id, now())
+      from unnest($1::uuid[]) id`, [ids]);
+    await until('every run to complete', async () => (await db.owner.query(`select count(*)::int as n from app_public.broadcast_runs
+      where sequence_id = any($1) and status = 'completed'`, [ids])).rows[0].n === BROADCASTS);
+    for (const w of workers) w.child.kill('SIGTERM');
+    await Promise.all(workers.map((w) => w.exited));
+    const { rows: runs } = await db.owner.query(`select sequence_id, count(*)::int as n, sum(sent)::int as sent
+      from app_public.broadcast_runs where sequence_id = any($1) group by sequence_id`, [ids]);
+    t.is(runs.length, BROADCASTS);
+    t.true(runs.every((r) => r.n === 1 && r.sent === 3), JSON.stringify(runs));
+    const { rows: [outbox] } = await db.owner.query(`select count(*)::int as n, count(distinct (meta->>'run_id', recipient))::int as distinct_n
+      from app_private.outgoing_messages where meta->>'run_id' is not null`);
+    t.deepEqual(outbox, { n: BROADCASTS * 3, distinct_n: BROADCASTS * 3 });
+    t.is(provider.received.length, BROADCASTS * 3, 'the provider got each broadcast once per number');
+    const { rows: [{ n: left }] } = await db.owner.query(`select count(*)::int as n from app_public.broadcast_schedules
+      where sequence_id = any($1) and next_fire_at is not null`, [ids]);
+    t.is(left, 0, 'nothing left to fire');
   } finally {
     await close();
   }
