@@ -81,6 +81,16 @@ test.serial('reschedule moves a booking, frees its old time, and re-checks the n
   // moving within its own time (overlapping itself) is fine
   const nudged = await reschedule(app, k, id, '2030-03-07T17:15:00Z', '2030-03-07T17:45:00Z');
   t.is(nudged.status, 200, JSON.stringify(nudged.body));
+  // the team member's own hours count too: Nia works from 10:00, North opens at 09:00
+  const nias = await book(app, k, northCleaning(acme, 120, { team_member_id: teamMember(acme, 'nia'), contact_id: acme.ids.dee }));
+  t.is(nias.status, 201, JSON.stringify(nias.body));
+  await refused(t, 409, 'outside_hours', () => reschedule(app, k, nias.body.id, '2030-03-07T14:00:00Z', '2030-03-07T14:30:00Z'));
+  // a calendar's appointment: the London desk keeps London's hours (09:00-17:00, Greenwich time in March)
+  await refused(t, 409, 'outside_hours', () => reschedule(app, k, acme.ids.a_desk, '2030-03-05T08:00:00Z', '2030-03-05T08:30:00Z'));
+  const desk = await reschedule(app, k, acme.ids.a_desk, '2030-03-05T11:00:00Z', '2030-03-05T11:30:00Z');
+  t.is(desk.status, 200, JSON.stringify(desk.body));
+  const back = await reschedule(app, k, acme.ids.a_desk, '2030-03-05T10:00:00Z', '2030-03-05T10:30:00Z');
+  t.is(back.status, 200, JSON.stringify(back.body));
 });
 
 test.serial('reschedule of a cancelled appointment is 409 appointment_cancelled; cancel again answers it unchanged', async (t) => {
@@ -129,6 +139,7 @@ test.serial('roles: a MEMBER changes only its own; keys without a role only cale
   await refused(t, 403, 'insufficient_role', () => reschedule(app, acme.keys.sam_personal, a2, '2030-03-05T19:00:00Z', '2030-03-05T20:00:00Z'));
   await refused(t, 403, 'insufficient_role', () => cancel(app, acme.keys.north_member, a1));
   await refused(t, 403, 'insufficient_role', () => update(app, acme.keys.org, a1, { title: 'x' }));
+  await refused(t, 403, 'insufficient_role', () => reschedule(app, acme.keys.org, a1, '2030-03-05T19:00:00Z', '2030-03-05T19:30:00Z'));
   await refused(t, 403, 'insufficient_role', () => cancel(app, acme.keys.member_key, a1));
   // a manager key without the appointments power (and without a person): no team member's
   await refused(t, 403, 'insufficient_role', () => update(app, acme.keys.north_mgr, a1, { title: 'x' }));
