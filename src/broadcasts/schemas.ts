@@ -67,7 +67,8 @@ export const ScheduleBody = z.strictObject({
     const now = new Date();
     const first = nextOccurrence({ rule, timezone: b.timezone, anchor: now }, now);
     if (!first) bad(['rrule'], 'no date matches every part of the rule: the series would never fire');
-    else if (b.ends_on !== undefined && !nextOccurrence({ rule, timezone: b.timezone, anchor: now, endsOn: b.ends_on }, now)) {
+    else if (endsOn && Temporal.PlainDate.compare(
+      Temporal.Instant.fromEpochMilliseconds(first.getTime()).toZonedDateTimeISO(b.timezone).toPlainDate(), endsOn) > 0) {
       bad(['ends_on'], 'is before the rule\'s first occurrence: the series would never fire');
     }
   }
