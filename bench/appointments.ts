@@ -21,13 +21,12 @@
 // beside its floor: a bare express+pg route writing the same appointment row with one insert as
 // the owner (constraints, indexes, triggers and commit; no authentication, policies, checks or
 // idempotency record).
-import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { adminApply } from '../src/admin/commands.ts';
 import { AREAS } from '../src/areas.ts';
 import { hashKey } from '../src/auth/keys.ts';
 import { loginUrlFor } from '../src/db/connect.ts';
-import { benchServer, closedLoop, cpuOf, fmt, freshDatabase, startTarget, writeSection, type ClosedLoop } from './lib.ts';
+import { backendsCpu, backendsCpuSince, benchServer, closedLoop, cpuOf, fmt, freshDatabase, startTarget, writeSection, type ClosedLoop } from './lib.ts';
 
 const env = process.env;
 const TEAM = Number(env.BENCH_TEAM || 20);
@@ -149,33 +148,15 @@ const computing = await startTarget(['svc', ownerUrl, computingUrl.toString(), o
 // express + pg writing the same appointment row with one insert as the owner: the floor
 const bare = await startTarget(['bare', ownerUrl, loginUrl, org]);
 
-/**
- * CPU time so far of this bench database's backends (the server's connections to DB_NAME), in
- * microseconds, from /proc. Steadier than requests/s on a machine others share: it leaves out
- * the other databases' backends and the time spent waiting (for a WAL flush, for the CPU).
- */
-function backendsCpu(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${DB_NAME} `)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return (ticks * 1e6) / 100; // USER_HZ is 100 on Linux
-}
 interface Measured extends ClosedLoop { serverUs: number; postgresUs: number }
 /** A closed-loop measurement with the CPU each request cost the server and PostgreSQL. */
 async function measured(run: () => Promise<ClosedLoop>, target = child): Promise<Measured> {
-  const [s0, p0] = [await cpuOf(target), backendsCpu()];
+  // per backend: one of another server's pool that closes meanwhile (idle) is left out, not
+  // taken away with its whole past
+  const [s0, p0] = [await cpuOf(target), await backendsCpu(pool)];
   const r = await run();
-  const [s1, p1] = [await cpuOf(target), backendsCpu()];
-  // a backend that ended meanwhile takes its time with it: that round's figure is left out
-  return { ...r, serverUs: (s1 - s0) / r.count, postgresUs: p1 >= p0 ? (p1 - p0) / r.count : NaN };
+  const [s1, p1] = [await cpuOf(target), await backendsCpu(pool)];
+  return { ...r, serverUs: (s1 - s0) / r.count, postgresUs: backendsCpuSince(p0, p1) / r.count };
 }
 let at = 0;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
