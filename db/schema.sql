@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000031) and migrations/current/ (none) leave.
--- migrations sha256:94d0129c771674bcde1fa71c2e8fc1acd72ff7ba1a34b7bfacca64981f4ad0e9
+-- The schema that migrations/committed/ (000001–000032) and migrations/current/ (none) leave.
+-- migrations sha256:f7b90826ad85f60bedad61a3c32460e821f6ca5ba131ffe54b59dd988a08e417
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -2474,6 +2474,7 @@ declare
   cancelled text;
   e jsonb;
   subscribers uuid[];
+  live uuid[];
   receipt jsonb;
   answer jsonb := '{}';
 begin
@@ -2491,6 +2492,16 @@ begin
     if cardinality(subscribers) > 0 then
       insert into app_private.contact_events (organization_id, contact_id, kind, event, fields, subscription_ids)
       values (org, contacts_process_events.contact_id, 'cancel', cancelled, given, subscribers);
+    else
+      -- nothing listens to the event now (the sequence it entered is paused, or its trigger
+      -- changed since), yet the enrollments that entered by it are still live: cancelled all
+      -- the same, or a paused one would send again on resume
+      live := array(select e.id from app_public.enrollments e
+                     where e.organization_id = org and e.contact_id = contacts_process_events.contact_id
+                       and e.entry_event = cancelled and e.status in ('active', 'paused'));
+      if cardinality(live) > 0 then
+        perform app_private.end_enrollments(org, live, 'cancelled', 'cancel_event:' || cancelled);
+      end if;
     end if;
   end loop;
 
@@ -2534,7 +2545,7 @@ ALTER FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb,
 -- Name: FUNCTION contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb) IS 'Processes the cancel_events, then the events, of a contacts_upsert against app_private.event_subscriptions, recording what some subscription takes in app_private.contact_events; answers receipts to merge into its response (assessmentAbandonment: accepted, no_subscriber, legacy_unverified).';
+COMMENT ON FUNCTION app_hidden.contacts_process_events(contact_id uuid, events jsonb, cancel_events jsonb, fields jsonb) IS 'Processes the cancel_events, then the events, of a contacts_upsert against app_private.event_subscriptions, recording what some subscription takes in app_private.contact_events (a cancel no subscription listens to still cancels the live enrollments that entered by it); answers receipts to merge into its response (assessmentAbandonment: accepted, no_subscriber, legacy_unverified).';
 
 --
 -- Name: contacts_upsert_row(public.citext, text, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -9471,11 +9482,13 @@ declare
   ev_id bigint;
   enrollment uuid := case when om.meta ? 'enrollment_id' then (om.meta->>'enrollment_id')::uuid end;
   enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'bounced'
-                                     when 'failed' then 'bounced' when 'bounced' then 'bounced' end;
+                                     when 'failed' then 'bounced' when 'bounced' then 'bounced'
+                                     when 'opened' then 'opened' when 'clicked' then 'clicked' end;
   hard boolean := om.channel = 'email' and (type = 'complained' or (type = 'bounced' and detail->>'bounce' = 'hard'));
   holder uuid;
 begin
-  if type is null or type not in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained', 'auto_replied') then
+  if type is null or type not in ('queued', 'sent', 'delivered', 'undelivered', 'failed', 'bounced', 'complained', 'auto_replied',
+                                  'opened', 'clicked') then
     perform app_hidden.raise_error(400, 'bad_request', 'Unknown delivery event');
   end if;
   insert into app_private.delivery_events (organization_id, message_id, event_key, type, detail)
@@ -9486,7 +9499,7 @@ begin
   if ev_id is null then
     return jsonb_build_object('known', true, 'recorded', false, 'duplicate', true, 'message_id', om.id);
   end if;
-  if type <> 'auto_replied'
+  if type not in ('auto_replied', 'opened', 'clicked')
      and not (type in ('queued', 'sent') and om.delivery_status in ('delivered', 'undelivered', 'failed', 'bounced', 'complained')) then
     update app_private.outgoing_messages m set delivery_status = delivery_message_event.type
      where m.organization_id = om.organization_id and m.id = om.id;
@@ -9521,7 +9534,7 @@ ALTER FUNCTION app_private.delivery_message_event(om app_private.outgoing_messag
 -- Name: FUNCTION delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) IS 'A provider''s report about one message, once per event key: delivery_status, the enrollment''s delivered/bounced event, and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+COMMENT ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) IS 'A provider''s report about one message, once per event key: delivery_status, the enrollment''s delivered/bounced/opened/clicked event, and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
 
 --
 -- Name: delivery_set_provider_id(uuid, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -14948,7 +14961,7 @@ CREATE TABLE app_private.delivery_events (
     detail jsonb DEFAULT '{}'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT delivery_events_event_key_check CHECK (((length(event_key) >= 1) AND (length(event_key) <= 400))),
-    CONSTRAINT delivery_events_type_check CHECK ((type = ANY (ARRAY['queued'::text, 'sent'::text, 'delivered'::text, 'undelivered'::text, 'failed'::text, 'bounced'::text, 'complained'::text, 'auto_replied'::text])))
+    CONSTRAINT delivery_events_type_check CHECK ((type = ANY (ARRAY['queued'::text, 'sent'::text, 'delivered'::text, 'undelivered'::text, 'failed'::text, 'bounced'::text, 'complained'::text, 'auto_replied'::text, 'opened'::text, 'clicked'::text])))
 );
 
 ALTER TABLE app_private.delivery_events OWNER TO svc_owner;

@@ -48,8 +48,8 @@ const USAGE = `usage: svc <command>
   admin analyst revoke --name NAME
   admin jobs drain [--timeout S]      run every background job due now, then exit
   admin inbound sms --to E164 --from E164 --body TEXT
-  admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID]
-  admin delivery --message-id ID --event delivered|bounced|failed|complained [--bounce hard|soft] [--reason TEXT]
+  admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID (an outbox message_id, or a Message-ID)]
+  admin delivery --message-id ID --event delivered|bounced|failed|complained|opened|clicked [--bounce hard|soft] [--reason TEXT]
   admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
   admin webhook add --org ORG_ID --url URL --events a,b|all   subscribe an URL to events; prints its secret once
   admin webhook list --org ORG_ID

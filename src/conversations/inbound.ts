@@ -43,6 +43,18 @@ export async function inboundSms(pool: pg.Pool, m: InboundSms): Promise<Record<s
     'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, false) as result', [to, from, body, m.providerId ?? null])).rows[0].result);
 }
 
+const BARE_ID = /^<?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})>?$/i;
+
+/**
+ * --in-reply-to as a Message-ID header carries it: the outbox's `message_id` (a bare id, as
+ * `svc admin delivery --message-id` takes it) becomes `<id@…>`, the form our messages' Message-ID
+ * has; a whole Message-ID passes as it is.
+ */
+export const asMessageIdHeader = (v: string): string => {
+  const bare = BARE_ID.exec(v.trim());
+  return bare ? `<${bare[1]!.toLowerCase()}@message-id>` : v;
+};
+
 /** An email arrives (a reply to a message the service sent when inReplyTo names it): {conversation_id, message_id, contact_id, …}. */
 export async function inboundEmail(pool: pg.Pool, m: InboundEmail): Promise<Record<string, unknown>> {
   const to = required(m.to, '--to');
@@ -51,5 +63,5 @@ export async function inboundEmail(pool: pg.Pool, m: InboundEmail): Promise<Reco
   return asAdmin(async () => (await pool.query(
     // the delivery area's entry (851-…): reply+TOKEN addresses too, the same path as its webhook
     'select app_hidden.delivery_inbound_email($1, $2, $3, $4, $5, $6, false) as result',
-    [to, from, m.subject ?? null, body, m.inReplyTo ?? null, m.providerId ?? null])).rows[0].result);
+    [to, from, m.subject ?? null, body, m.inReplyTo === undefined ? null : asMessageIdHeader(m.inReplyTo), m.providerId ?? null])).rows[0].result);
 }

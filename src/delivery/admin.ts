@@ -1,4 +1,4 @@
-// `svc admin delivery --message-id ID --event delivered|bounced|failed|complained [--bounce hard|soft]
+// `svc admin delivery --message-id ID --event delivered|bounced|failed|complained|opened|clicked [--bounce hard|soft]
 // [--reason TEXT]` (operator-cli.md, "Simulating the outside world"): the provider reports what
 // became of a message, through the same SQL as the email events webhook. Recorded once per
 // (message, event, bounce): the same report again answers duplicate true.
@@ -8,7 +8,7 @@ import { AdminError } from '../admin/commands.ts';
 export interface AdminDeliveryInput { messageId?: string; event?: string; bounce?: string; reason?: string }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const EVENTS = ['delivered', 'bounced', 'failed', 'complained'];
+const EVENTS = ['delivered', 'bounced', 'failed', 'complained', 'opened', 'clicked'];
 
 export async function adminDelivery(pool: pg.Pool, input: AdminDeliveryInput): Promise<Record<string, unknown>> {
   const id = input.messageId?.trim().replace(/^<|@[^>]*>?$/g, '') ?? '';

@@ -83,7 +83,7 @@ async function verified(req: Parameters<PublicPage['handle']>[0], max: number): 
 const EmailEvent = z.object({
   id: z.string().min(1).max(200).describe('The provider\'s id of the event: a second delivery records nothing'),
   message_id: z.string().max(300).regex(OURS, 'our message id, bare or as <id@domain>').or(z.uuid()),
-  type: z.enum(['delivered', 'bounced', 'complained']),
+  type: z.enum(['delivered', 'bounced', 'complained', 'opened', 'clicked']),
   bounce: z.enum(['hard', 'soft']).optional(),
   reason: z.string().max(500).optional(),
 }).refine((e) => e.type !== 'bounced' || e.bounce !== undefined, { message: 'a bounce is hard or soft', path: ['bounce'] });

@@ -1,7 +1,7 @@
 // Email coming back (issue: Delivery): the inbound MIME webhook (signed with an HMAC of the
 // body; replies found by In-Reply-To, References or reply+TOKEN; auto-replies recorded but not
 // replies; once per Message-ID), the delivery events webhook (delivered, soft and hard bounces,
-// complaints; once per event id; a hard bounce or complaint suppresses), `svc admin delivery`
+// complaints, opens and clicks; once per event id; a hard bounce or complaint suppresses), `svc admin delivery`
 // and `svc admin inbound email` on the same paths, the enrollment's events in order and analytics.
 import test from 'ava';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
@@ -81,7 +81,7 @@ test.serial('delivery events: signed, once per id; delivered then a soft bounce,
   t.is(analytics.body.email_delivery_reporting, 'supported');
   t.like(analytics.body.steps[0], { step_key: 'mail', delivered: 1, bounced: 1 });
   // malformed: 400, nothing recorded
-  for (const bad of [{ id: 'x', message_id: message, type: 'opened' }, { id: 'x', message_id: 'nope', type: 'delivered' },
+  for (const bad of [{ id: 'x', message_id: message, type: 'read' }, { id: 'x', message_id: 'nope', type: 'delivered' },
     { id: 'x', message_id: message, type: 'bounced' }, { events: [] }, { id: '', message_id: message, type: 'delivered' }]) {
     const r = await unchanged(t, app, orgs(), () => postEvents(bad));
     t.is(r.status, 400, JSON.stringify(bad));
@@ -89,6 +89,32 @@ test.serial('delivery events: signed, once per id; delivered then a soft bounce,
   const unknown = await unchanged(t, app, orgs(), () => postEvents({ id: 'ev-unknown', message_id: '00000000-0000-4000-8000-000000000000', type: 'delivered' }));
   t.like(unknown.body.results[0], { known: false, recorded: false });
 });
+
+test.serial('opens and clicks: the enrollment\'s opened and clicked events, once per event id, counted by analytics; the delivery status stays', async (t) => {
+  const { enrollment: eid, message } = await sent(acme.ids.cy!);
+  const status = async () => (await app.db.owner.query('select delivery_status from app_private.outgoing_messages where id = $1', [message])).rows[0].delivery_status;
+  await postEvents({ id: `oc-${message}-d`, message_id: message, type: 'delivered' });
+  const before = await analyticsOf();
+  const res = await postEvents({ events: [{ id: `oc-${message}-o`, message_id: `<${message}@acme.example>`, type: 'opened' },
+    { id: `oc-${message}-c`, message_id: message, type: 'clicked' }] });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(res.body.results, [{ recorded: true, type: 'opened' }, { recorded: true, type: 'clicked' }]);
+  const replay = await unchanged(t, app, orgs(), () => postEvents({ id: `oc-${message}-o`, message_id: message, type: 'opened' }));
+  t.like(replay.body.results[0], { duplicate: true });
+  // through the command too (a second open of the same message: another event id)
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'opened' }), { recorded: true, type: 'opened' });
+  t.deepEqual(await typesOf(eid), ['enrolled', 'sent', 'delivered', 'opened', 'clicked', 'opened']);
+  t.is(await status(), 'delivered', 'an open or a click leaves the delivery status');
+  const after = await analyticsOf();
+  t.is(after.opened - before.opened, 1, 'opened counts enrollments, not opens');
+  t.is(after.clicked - before.clicked, 1);
+  // the conditions event.opened / event.clicked read these events (sequences › authoring-language)
+});
+
+const analyticsOf = async (): Promise<{ opened: number; clicked: number }> => {
+  const r = await app.request('GET', `/api/v1/sequences/${seq}/analytics`, { key: acme.keys.org });
+  return r.body.steps.find((s: { step_key: string }) => s.step_key === 'mail');
+};
 
 test('email_delivery_reporting: supported with the sink or the events webhook, unsupported for plain SMTP', (t) => {
   t.true(emailDeliveryReported('sink', {}));
@@ -122,7 +148,7 @@ test.serial('svc admin delivery takes the same path: once per event; refusals na
   t.like(await adminDelivery(app.db.owner, { messageId: ann.message, event: 'delivered' }), { duplicate: true });
   t.like(await adminDelivery(app.db.owner, { messageId: ann.message, event: 'bounced', bounce: 'soft' }), { recorded: true });
   t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent', 'delivered', 'bounced']);
-  for (const [input, message] of [[{ messageId: 'x', event: 'delivered' }, /--message-id/], [{ messageId: ann.message, event: 'opened' }, /--event/],
+  for (const [input, message] of [[{ messageId: 'x', event: 'delivered' }, /--message-id/], [{ messageId: ann.message, event: 'read' }, /--event/],
     [{ messageId: ann.message, event: 'delivered', bounce: 'hard' }, /--bounce goes with/],
     [{ messageId: '00000000-0000-4000-8000-000000000000', event: 'delivered' }, /No message/]] as const) {
     await unchanged(t, app, orgs(), () => t.throwsAsync(adminDelivery(app.db.owner, input), { message }));
@@ -196,6 +222,15 @@ test.serial('svc admin inbound email takes the same path: reply+TOKEN in --to is
   const r = await inboundEmail(app.db.owner, { to: replyAddress(ann.message, 'acme.example'), from: 'ann@example.com', body: 'Thanks!' });
   t.like(r, { contact_id: acme.ids.ann, auto_reply: false });
   t.like(await enrollment(app.db, ann.enrollment), { status: 'completed', end_reason: 'exit_condition:replied' });
+  // --in-reply-to with the outbox line's bare message_id, as `admin delivery --message-id` takes it, or the Message-ID
+  // (a new subject, so only the id can thread it)
+  for (const form of [(id: string) => id, (id: string) => id.toUpperCase(), (id: string) => `<${id}@acme.example>`]) {
+    const m = await sent(acme.ids.ann!);
+    const r2 = await inboundEmail(app.db.owner, { to: 'no-reply@acme.example', from: 'ann@example.com', subject: `New ${form('x')}`,
+      body: 'About that', inReplyTo: form(m.message) });
+    t.like(r2, { organization_id: acme.organization_id, contact_id: acme.ids.ann, auto_reply: false }, form('x'));
+    t.like(await enrollment(app.db, m.enrollment), { status: 'completed', end_reason: 'exit_condition:replied' }, form('x'));
+  }
 });
 
 test.serial('the real CLI: svc admin delivery prints what it recorded; a bad flag is one line on stderr and nothing is written', async (t) => {

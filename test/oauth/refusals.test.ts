@@ -181,6 +181,15 @@ test.serial('consent leaves out conversations:write while the person may not tex
   t.notRegex(opened.html, /conversations:write/);
   const tokens = await tokensFor(await as(app, 'quinn@acme.example'));
   t.false(tokens.scope.split(' ').includes('conversations:write'));
+  // the setting limits members only: a manager with it off still texts with a key, and may grant it
+  const { rows: [was] } = await app.db.owner.query(`select sms_enabled from app_public.people where id = $1`, [acme.ids.mgr]);
+  await app.db.owner.query(`update app_public.people set sms_enabled = false where id = $1`, [acme.ids.mgr]);
+  try {
+    const max = await tokensFor(await as(app, 'max@acme.example'));
+    t.true(max.scope.split(' ').includes('conversations:write'));
+  } finally {
+    await app.db.owner.query(`update app_public.people set sms_enabled = $2 where id = $1`, [acme.ids.mgr, was.sms_enabled]);
+  }
 });
 
 test.serial('agent access off: 401 while off; demotion followed at once; deactivation ends tokens for good', async (t) => {

@@ -1,6 +1,7 @@
 // The OpenAPI document: generated from the registry, every x-svc-* flag, the schemas' examples,
 // nothing unserved.
 import test from 'ava';
+import { readFileSync } from 'node:fs';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { AREAS } from '../../src/areas.ts';
 import { inputSchemaOf } from '../../src/mcp/tools.ts';
@@ -64,4 +65,33 @@ test('the examples of the input schemas are in the document, for parameters and 
   t.true(seen >= 15, `${seen} fields carry examples`);
   const q = doc.paths['/api/v1/contacts'].get.parameters.find((p: { name: string }) => p.name === 'q');
   t.deepEqual(q.schema.examples, ['ann', 'example.com', '(555) 123']);
+});
+
+// test/platform/operations.tsv is the spec's operations table (../shared/spec/operations.tsv),
+// copied: every operation's method, path, scope, member access, manager power and flags, pinned.
+test('every operation carries the method, path, scope, member access, manager power and flags of the spec\'s table', async (t) => {
+  const doc = (await app.request('GET', '/api/v1/docs-json')).body;
+  const [header, ...lines] = readFileSync(new URL('./operations.tsv', import.meta.url), 'utf8').trimEnd().split('\n');
+  const columns = header!.split('\t');
+  const rows = lines.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [columns[i]!, v])));
+  t.is(rows.length, 71);
+  const served = new Map<string, { method: string; path: string; op: Record<string, unknown> }>();
+  for (const [path, item] of Object.entries<Record<string, Record<string, unknown>>>(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) served.set(op.operationId as string, { method: method.toUpperCase(), path, op });
+  }
+  for (const row of rows) {
+    const s = served.get(row.operation_id!);
+    if (!s) { t.fail(`${row.operation_id} is not served`); continue; }
+    t.deepEqual({
+      method: s.method, path: s.path, scope: s.op['x-svc-scope'] ?? '', member_access: s.op['x-member-access'],
+      manager_power: s.op['x-manager-power'] ?? '', confirm: s.op['x-svc-confirm'] ? 'confirm' : '',
+      changes: ((s.op['x-svc-changes'] as string[] | null) ?? []).join(','), idempotent: s.op['x-svc-idempotent'] ? 'idempotent' : '',
+    }, {
+      // no scope: `null` in the table, `live credential` for the MCP endpoint itself (any credential)
+      method: row.method, path: row.path, scope: ['null', 'live credential'].includes(row.scope!) ? '' : row.scope,
+      member_access: row.member_access || null, manager_power: row.manager_power,
+      confirm: row.confirm, changes: row.changes === 'none' ? '' : row.changes, idempotent: row.idempotent,
+    }, row.operation_id);
+  }
+  t.deepEqual([...served.keys()].filter((id) => !rows.some((r) => r.operation_id === id)), [], 'nothing served beyond the table');
 });

@@ -230,6 +230,17 @@ test.serial('resume when not paused: 409 sequence_not_paused and nothing changes
   await refusedWithoutWrites(t, app, acme.organization_id, 409, 'sequence_not_paused', () => post(s.id, 'resume'));
 });
 
+test.serial('activate, or is_active: true, on a paused sequence: 409 sequence_paused and nothing changes (resume continues it)', async (t) => {
+  const s = await active();
+  await enroll(s.id, [acme.ids.ann!]);
+  t.is((await post(s.id, 'pause')).status, 200);
+  const res = await refusedWithoutWrites(t, app, acme.organization_id, 409, 'sequence_paused', () => post(s.id, 'activate'));
+  t.regex(res.body.message, /sequences_resume/);
+  await refusedWithoutWrites(t, app, acme.organization_id, 409, 'sequence_paused',
+    () => app.request('PATCH', `/api/v1/sequences/${s.id}`, { key: acme.keys.org, body: { is_active: true } }));
+  t.like((await post(s.id, 'resume')).body, { status: 'active' });
+});
+
 test.serial('pause for N hours then resume: every due time moved forward by N hours, resumed events, one job each from the sweep', async (t) => {
   const s = await active();
   await post(s.id, 'pause');

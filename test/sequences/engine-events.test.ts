@@ -105,6 +105,28 @@ test.serial('cancel_events cancels the contact\'s enrollments that entered by th
   await setStatus(byEvent, 'inactive');
 });
 
+test.serial('cancel_events also cancels an enrollment of a paused sequence, which nothing subscribes for meanwhile: resuming sends it nothing', async (t) => {
+  const seq = await insertSequence(app.db, org, { trigger: { type: 'event', event: 'renewal_due' } });
+  const c = await upsert({ email: 'renewal@example.com', events: [{ name: 'renewal_due', key: 'r-1' }] });
+  const [e] = await enrollmentsOf(app.db, seq);
+  t.like(e, { contact_id: c.body.id, status: 'active' });
+  t.is((await app.request('POST', `/api/v1/sequences/${seq}/pause`, { key: key() })).status, 200);
+  const { rows: [{ n: subscribed }] } = await app.db.owner.query(`select count(*)::int as n from app_private.event_subscriptions
+     where organization_id = $1 and subscriber_id = $2`, [org, seq]);
+  t.is(subscribed, 0, 'a paused sequence subscribes to nothing');
+  const res = await upsert({ email: 'renewal@example.com', cancel_events: ['renewal_due'] });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(await enrollment(app.db, e.id), { status: 'cancelled', end_reason: 'cancel_event:renewal_due' });
+  // a cancel of an event nothing entered by changes nothing
+  const other = await upsert({ email: 'renewal@example.com', cancel_events: ['never_fired'] });
+  t.is(other.status, 200);
+  t.is((await app.request('POST', `/api/v1/sequences/${seq}/resume`, { key: key() })).status, 200);
+  await drain(app.db);
+  t.is((await outbox(app.db, org)).filter((o) => o.meta.enrollment_id === e.id).length, 0);
+  t.like(await enrollment(app.db, e.id), { status: 'cancelled' });
+  await setStatus(seq, 'inactive');
+});
+
 test.serial('tag_added: adding the tag enrolls; an exit on a tag completes the enrollment when the tag arrives', async (t) => {
   const byTag = await insertSequence(app.db, org, { trigger: { type: 'tag_added', tag: 'Hot Lead' } });
   const exits = await insertSequence(app.db, org, { exit_conditions: [{ type: 'tag_added', tag: 'booked' }] });
