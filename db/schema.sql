@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000032) and migrations/current/ (none) leave.
--- migrations sha256:f7b90826ad85f60bedad61a3c32460e821f6ca5ba131ffe54b59dd988a08e417
+-- The schema that migrations/committed/ (000001–000033) and migrations/current/ (none) leave.
+-- migrations sha256:85d7a56f4222b7378db5e5cf704a3f7f214585b30890e52c4e1ff7d3b86d01dc
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -13109,7 +13109,7 @@ declare
 begin
   if patch ? 'stage_id' and jsonb_typeof(patch->'stage_id') <> 'null' and not exists (
       select 1 from app_public.pipeline_stages s
-       where s.organization_id = c.organization_id and s.id::text = patch->>'stage_id') then
+       where s.organization_id = c.organization_id and s.id::text = lower(patch->>'stage_id')) then
     perform app_hidden.raise_error(400, 'bad_request',
       format('stage_id: %s is not a stage of the organization''s pipeline', patch->>'stage_id'),
       jsonb_build_object('field', 'stage_id'));

@@ -225,6 +225,10 @@ test.serial('update changes only the fields sent and returns the contact as get 
   t.like(phone.body, { phone: '+15557770102', email: 'Patched@Example.com', name: 'Pat Changed', stage_id: acme.ids.won });
   const cleared = await patch(created.id, { stage_id: null, phone: null });
   t.like(cleared.body, { stage_id: null, stage: null, phone: null });
+  // a stage id in capitals is the same stage, answered in the usual lowercase
+  const upper = await patch(created.id, { stage_id: acme.ids.lead!.toUpperCase() });
+  t.is(upper.status, 200, JSON.stringify(upper.body));
+  t.like(upper.body, { stage_id: acme.ids.lead, stage: { id: acme.ids.lead } });
 });
 
 test.serial('update: a stage not of the pipeline, an unknown or disabled custom field, or a value of the wrong type is 400 naming it', async (t) => {
