@@ -7,7 +7,8 @@
 //     (app_hidden.delivery_inbound_email, the path of `svc admin inbound email`); an auto-reply
 //     is recorded on the message, not as a reply. Idempotent on the email's Message-ID.
 //   POST /webhooks/email/events   delivery events as JSON, {events: [{id, message_id, type,
-//     bounce?, reason?}]} (or one such object): delivered, bounced (hard|soft), complained;
+//     bounce?, reason?}]} (or one such object): delivered, bounced (hard|soft), complained,
+//     opened, clicked;
 //     each recorded once by its id (app_hidden.delivery_record_event).
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { z } from 'zod';
@@ -87,7 +88,11 @@ const EmailEvent = z.object({
   bounce: z.enum(['hard', 'soft']).optional(),
   reason: z.string().max(500).optional(),
 }).refine((e) => e.type !== 'bounced' || e.bounce !== undefined, { message: 'a bounce is hard or soft', path: ['bounce'] });
-const EmailEvents = z.union([z.object({ events: z.array(EmailEvent).min(1).max(100) }), EmailEvent.transform((e) => ({ events: [e] }))]);
+const EmailEventBatch = z.object({ events: z.array(EmailEvent).min(1).max(100) });
+/** A batch ({events: […]}) or one event; each parsed on its own, so a 400 names the faulty field. */
+const parseEmailEvents = (body: unknown) => (body !== null && typeof body === 'object' && 'events' in body
+  ? EmailEventBatch.safeParse(body)
+  : EmailEvent.transform((e) => ({ events: [e] })).safeParse(body));
 
 /** Our message id from a Message-ID or a bare id. */
 const ourId = (v: string): string => (OURS.exec(v)?.[1] ?? v).toLowerCase();
@@ -114,7 +119,7 @@ export const emailPages: PublicPage[] = [{
   path: '/webhooks/email/events',
   async handle(req, res, { pool }) {
     const raw = await verified(req, MAX_EVENTS);
-    const parsed = EmailEvents.safeParse(parseJsonBody(raw));
+    const parsed = parseEmailEvents(parseJsonBody(raw));
     if (!parsed.success) throw fromZod(parsed.error, 'body');
     // one transaction: a batch is recorded whole or not at all
     const [row] = await publicCall<{ results: unknown[] }>(pool,

@@ -81,10 +81,12 @@ test.serial('delivery events: signed, once per id; delivered then a soft bounce,
   t.is(analytics.body.email_delivery_reporting, 'supported');
   t.like(analytics.body.steps[0], { step_key: 'mail', delivered: 1, bounced: 1 });
   // malformed: 400, nothing recorded
-  for (const bad of [{ id: 'x', message_id: message, type: 'read' }, { id: 'x', message_id: 'nope', type: 'delivered' },
-    { id: 'x', message_id: message, type: 'bounced' }, { events: [] }, { id: '', message_id: message, type: 'delivered' }]) {
+  for (const [bad, names] of [[{ id: 'x', message_id: message, type: 'read' }, /type/], [{ id: 'x', message_id: 'nope', type: 'delivered' }, /message_id/],
+    [{ id: 'x', message_id: message, type: 'bounced' }, /bounce/], [{ events: [] }, /events/], [{ id: '', message_id: message, type: 'delivered' }, /id/],
+    [{ events: [{ id: 'x', message_id: message, type: 'failed' }] }, /events\.0\.type/]] as const) {
     const r = await unchanged(t, app, orgs(), () => postEvents(bad));
     t.is(r.status, 400, JSON.stringify(bad));
+    t.regex(r.body.message, names, 'the 400 names the faulty field');
   }
   const unknown = await unchanged(t, app, orgs(), () => postEvents({ id: 'ev-unknown', message_id: '00000000-0000-4000-8000-000000000000', type: 'delivered' }));
   t.like(unknown.body.results[0], { known: false, recorded: false });
