@@ -48,7 +48,9 @@ export function twilioSignatureValid(authToken: string, url: string, params: Rec
 export function twilioSmsTransport(setting: TwilioSetting, baseUrl: string | undefined): Transport {
   const endpoint = `${setting.apiBase}/2010-04-01/Accounts/${encodeURIComponent(setting.accountSid)}/Messages.json`;
   const authorization = `Basic ${Buffer.from(`${setting.accountSid}:${setting.authToken}`).toString('base64')}`;
-  const statusCallback = baseUrl ? new URL('/webhooks/twilio/status', baseUrl).toString() : undefined;
+  // under SVC_BASE_URL's path too (a service served at https://host/svc/): the URL the status
+  // callbacks come to is the one their signature is checked against (webhooks.ts, signedUrl)
+  const statusCallback = baseUrl ? `${baseUrl.replace(/\/+$/, '')}/webhooks/twilio/status` : undefined;
   return {
     name: 'twilio',
     async send(m) {

@@ -4,6 +4,7 @@
 // once; inbound SMS take the conversations area's path, keywords included; an opted-out number
 // gets nothing on any path.
 import test from 'ava';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
@@ -11,9 +12,11 @@ import { acmeFixture } from '../helpers/fixtures.ts';
 import { runJobs } from '../helpers/messages.ts';
 import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
-import { createTransports, type Transports } from '../../src/delivery/index.ts';
+import { createTransports, type OutgoingMessage, type Transports } from '../../src/delivery/index.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
-import { parseTwilioSetting, twilioSignature, twilioSignatureValid } from '../../src/delivery/twilio.ts';
+import { parseTwilioSetting, twilioSignature, twilioSignatureValid, twilioSmsTransport } from '../../src/delivery/twilio.ts';
+import { signedUrl } from '../../src/delivery/webhooks.ts';
+import type { Request } from 'express';
 import { insertSendSchedule, insertSequence } from '../sequences/helpers.ts';
 import { enroll, events, stepRuns } from '../sequences/engine-helpers.ts';
 
@@ -129,7 +132,7 @@ test.serial('a message leaves through the Messages resource, form-encoded with B
   t.is(call!.authorization, `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`);
   t.like(call!.form, { To: ANN, Body: 'See you Monday' });
   t.regex(call!.form.From!, /^\+1555301000[01]$/);
-  t.is(call!.form.StatusCallback, new URL('/webhooks/twilio/status', app.config.baseUrl).toString());
+  t.is(call!.form.StatusCallback, `${app.config.baseUrl.replace(/\/+$/, '')}/webhooks/twilio/status`);
   t.is((await outgoing(res.body.message.id)).provider_id, `SM${String(sidCounter).padStart(32, '0')}`);
 });
 
@@ -143,6 +146,17 @@ test.serial('a provider refusal is the transport\'s error (the worker retries it
     t.is((await outgoing(res.body.message.id)).provider_id, null);
   } finally {
     fakeStatus = 201;
+  }
+});
+
+test.serial('a service under a path (SVC_BASE_URL https://host/svc/) asks for its status callbacks there, the URL their signatures are checked against', async (t) => {
+  for (const base of ['https://svc.example/svc', 'https://svc.example/svc/']) {
+    const transport = twilioSmsTransport(parseTwilioSetting(setting)!, base);
+    const m: OutgoingMessage = { organization_id: acme.organization_id, id: randomUUID(), channel: 'sms', sender: NORTH, recipient: ANN,
+      subject: null, body: 'Path?', meta: {} };
+    await transport.send(m, app.db.owner as never); // (the Twilio transport does not use the transaction)
+    t.is(received.at(-1)!.form.StatusCallback, 'https://svc.example/svc/webhooks/twilio/status', base);
+    t.is(signedUrl({ originalUrl: '/webhooks/twilio/status' } as Request, { SVC_BASE_URL: base }), 'https://svc.example/svc/webhooks/twilio/status');
   }
 });
 
