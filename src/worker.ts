@@ -65,19 +65,30 @@ export async function startWorker(connectionString: string, transports: Transpor
   return { ...runner, pgPool, stop, [Symbol.asyncDispose]: () => stop() };
 }
 
+/** The tasks the crontab runs every minute: what makes due work due (the step sweep, due broadcasts, …). */
+export const everyMinuteTasks = (lines: string = crontab): string[] =>
+  lines.split('\n').map((l) => /^\* \* \* \* \* (\S+)/.exec(l.trim())?.[1]).filter((t): t is string => t !== undefined);
+
 /**
- * `svc admin jobs drain`: runs every job that is due now (and those they make due now: a step
- * that moves on to one with no delay), then resolves; jobs due later stay queued. For tests and
- * demos, which would otherwise wait for the worker's poll. Past `timeoutMs` it rejects: jobs
- * still running then finish or are retried by graphile-worker as usual.
+ * `svc admin jobs drain`: first does what the worker's every-minute cron would do now (the
+ * sequence step sweep, which queues the jobs of steps coming due; the due broadcast fires; …),
+ * then runs every job that is due now (and those they make due now: a step that moves on to one
+ * with no delay), then resolves; jobs due later stay queued. For tests and demos, which would
+ * otherwise wait for the worker's poll and its cron. Past `timeoutMs` it rejects: jobs still
+ * running then finish or are retried by graphile-worker as usual.
  */
 export async function drainJobs(connectionString: string, transports: Transports, opts: { timeoutMs?: number; baseUrl?: string } = {})
   : Promise<{ drained: true; due_later: number }> {
   const pgPool = new pg.Pool({ connectionString, max: 4 });
   pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
+  pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
   const count = async (sql: string) => Number((await pgPool.query(sql)).rows[0].n);
   let timer: NodeJS.Timeout | undefined;
   try {
+    // one run of each every-minute cron task, keyed so that a drain racing another adds it once
+    for (const task of everyMinuteTasks()) {
+      await pgPool.query(`select graphile_worker.add_job($1, '{}'::json, job_key => $2, job_key_mode => 'replace')`, [task, `drain:${task}`]);
+    }
     const drained = runOnce({ pgPool, taskList: allTasks({ transports, baseUrl: opts.baseUrl }), concurrency: 2, logger: workerLogger,
       preset: workerPreset });
     if (opts.timeoutMs !== undefined) {

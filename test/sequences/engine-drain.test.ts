@@ -1,5 +1,6 @@
-// `svc admin jobs drain [--timeout S]`: runs every job due now (and what they make due now),
-// leaves later ones queued, and exits; bad flags are one line on stderr.
+// `svc admin jobs drain [--timeout S]`: does what the every-minute cron would (the step sweep),
+// runs every job due now (and what they make due now), leaves later ones queued, and exits; bad
+// flags are one line on stderr.
 import test from 'ava';
 import { adminApply } from '../../src/admin/commands.ts';
 import { AREAS } from '../../src/areas.ts';
@@ -31,6 +32,18 @@ test('drain sends what is due through the worker\'s tasks into the outbox, and l
     t.like(e, { status: 'active', current_step_key: 'later' });
     t.falsy(await jobOf(db, r.enrollment.id));
     t.true(new Date(e.next_run_at).getTime() > Date.now() + 2 * 86400_000, 'left for later');
+
+    // three days on: the step is due and still has no job (the worker's cron sweep would add it):
+    // drain does what that cron does first, then sends it
+    await db.owner.query(`update app_public.enrollments set next_step_due_at = now() - interval '1 second',
+        next_run_at = now() - interval '1 second' where id = $1`, [r.enrollment.id]);
+    t.falsy(await jobOf(db, r.enrollment.id));
+    const again = await svc(['admin', 'jobs', 'drain', '--timeout', '60'], { databaseUrl: db.ownerUrl });
+    t.is(again.code, 0, again.stderr);
+    t.is(again.stderr, '', 'nothing on stderr when all went well');
+    const later = (await svc(['admin', 'outbox', '--org', org], { databaseUrl: db.ownerUrl })).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    t.deepEqual(later.map((l) => l.meta.step_key), ['now', 'soon', 'later']);
+    t.like(await enrollment(db, r.enrollment.id), { status: 'completed' });
 
     for (const bad of [['--timeout', 'soon'], ['--timeout', '0'], ['--wait']]) {
       const b = await svc(['admin', 'jobs', 'drain', ...bad], { databaseUrl: db.ownerUrl });
