@@ -144,9 +144,16 @@ export async function updateOrg(pool: pg.Pool, id: string | undefined, mcp: stri
   return rows[0];
 }
 
+/** A date, or a date and time with an optional offset, as PostgreSQL's timestamptz reads it. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/i;
+
 export async function readOutbox(pool: pg.Pool, org: string | undefined, since: string | undefined) {
   const orgId = uuid(org, '--org');
-  if (since !== undefined && Number.isNaN(Date.parse(since))) throw new AdminError('--since must be an ISO 8601 time');
+  if (since !== undefined && (!ISO_TIME.test(since) || Number.isNaN(Date.parse(since)))) {
+    throw new AdminError('--since must be an ISO 8601 date or time (2026-11-01, 2026-11-01T09:00:00Z)');
+  }
+  const { rows: [known] } = await pool.query('select 1 from app_public.organizations where id = $1', [orgId]);
+  if (!known) throw new AdminError(`no organization with id ${orgId}`);
   const { rows } = await pool.query(
     `select id, organization_id, channel, sender as "from", recipient as "to", subject, body, meta, created_at
        from app_private.outbox

@@ -128,6 +128,7 @@ async function admin(argv: string[]): Promise<void> {
   switch (`${group} ${group === 'apply' || group === 'role-access' || group === 'outbox' || group === 'delivery' ? '' : sub}`.trim()) {
     case 'apply': {
       const { positionals } = args(argv.slice(1), {}, true);
+      if (positionals.length > 1) throw new UsageError('admin apply takes one FILE (or - for stdin): apply each fixture on its own');
       const json = await readJson(positionals[0]);
       return withOwner(async (pool) => print(await adminApply(pool, json, AREAS)));
     }
