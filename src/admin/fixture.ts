@@ -105,9 +105,11 @@ const Location = {
 
 const User = {
   ref: ref.optional(),
-  name: z.string().min(1).max(200),
-  email: z.email(),
-  role: z.enum(['owner', 'admin', 'manager', 'member']),
+  // optional, as everything but organization.name (operator-cli.md): a user named by its ref alone
+  // is a member named after the ref, at an address that is never mailed
+  name: z.string().min(1).max(200).optional(),
+  email: z.email().optional(),
+  role: z.enum(['owner', 'admin', 'manager', 'member']).default('member'),
   location_refs: refs.default([]),
   powers: z.array(power).default([]),
   sms_enabled: z.boolean().default(true),
@@ -154,10 +156,12 @@ const tenancy: FixtureSection = {
     for (const [i, u] of f.users.entries()) {
       const where = `users[${i}]`;
       const powers = u.role === 'manager' ? u.powers : [];
+      const name = u.name ?? u.ref ?? `Team member ${i + 1}`;
+      const email = u.email ?? `${(u.ref ?? `user-${i + 1}`).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').slice(0, 60) || `user-${i + 1}`}@people.invalid`;
       const [row] = await ctx.q<{ id: string }>(
         `insert into app_public.people (organization_id, name, email, role, powers, sms_enabled, records_level, active, agent_access)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
-        [ctx.organizationId, u.name, u.email, u.role, powers, u.sms_enabled, u.role === 'member' ? u.records_level : 'all',
+        [ctx.organizationId, name, email, u.role, powers, u.sms_enabled, u.role === 'member' ? u.records_level : 'all',
           u.active, u.agent_access],
       );
       const id = row!.id;
@@ -169,7 +173,7 @@ const tenancy: FixtureSection = {
         // clock_timestamp: team members are ordered oldest first, so in file order here
         await ctx.q(`insert into app_public.staff_profiles (organization_id, person_id, display_name, created_at)
                      values ($1, $2, $3, clock_timestamp())`,
-          [ctx.organizationId, id, u.name]);
+          [ctx.organizationId, id, name]);
       }
       people.set(id, { role: u.role, powers });
       ctx.remember('person', u.ref, id, where);

@@ -92,6 +92,28 @@ test('the booking fixture applies: team_member_ids, resources, appointments and 
   ]);
 });
 
+test('users as operator-cli.md\'s booking example writes them, without name or email (or role): members named by their ref', async (t) => {
+  const fixture = {
+    organization: { name: 'Sparse Co' },
+    locations: [{ ref: 'north', name: 'North', timezone: 'America/New_York', staffed: true, hours: [{ day: 'mon', open: '09:00', close: '17:00' }] }],
+    users: [
+      { ref: 'sam', role: 'member', location_refs: ['north'], staff_profile: true, working_hours: [{ day: 'mon', open: '10:00', close: '16:00' }] },
+      { ref: 'Pat Lee', location_refs: ['north'] },
+    ],
+  };
+  const r = await apply(fixture);
+  t.is(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  t.truthy(out.team_member_ids.sam);
+  const { rows } = await db.owner.query(`select p.name, p.email::text as email, p.role, sp.display_name from app_public.people p
+      left join app_public.staff_profiles sp on sp.organization_id = p.organization_id and sp.person_id = p.id
+     where p.organization_id = $1 order by p.created_at, p.id`, [out.organization_id]);
+  t.deepEqual(rows, [
+    { name: 'sam', email: 'sam@people.invalid', role: 'member', display_name: 'sam' },
+    { name: 'Pat Lee', email: 'pat-lee@people.invalid', role: 'member', display_name: 'Pat Lee' },
+  ]);
+});
+
 test('a repeating series keeps its wall-clock time across DST in America/New_York and Europe/London', async (t) => {
   const res = await apply(bookingFixture());
   t.is(res.code, 0, res.stderr);
