@@ -19,6 +19,7 @@ import {
 import { createAnalyst, revokeAnalyst } from '../admin/analysts.ts';
 import { describeSeed, seedDemo } from '../seed/demo.ts';
 import { inboundEmail, inboundSms } from '../conversations/inbound.ts';
+import { adminInboundCall } from '../calls/admin.ts';
 import { adminDelivery } from '../delivery/admin.ts';
 import { addWebhook, listWebhooks, removeWebhook } from '../webhooks/subscriptions.ts';
 import { doctor, formatFinding } from '../ops/doctor.ts';
@@ -49,6 +50,7 @@ const USAGE = `usage: svc <command>
   admin jobs drain [--timeout S]      run every background job due now, then exit
   admin inbound sms --to E164 --from E164 --body TEXT
   admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID (an outbox message_id, or a Message-ID)]
+  admin inbound call --payload JSON   the voice platform reports a call (the body POST /webhooks/voice takes)
   admin delivery --message-id ID --event delivered|bounced|failed|complained|opened|clicked [--bounce hard|soft] [--reason TEXT]
   admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
   admin webhook add --org ORG_ID --url URL --events a,b|all   subscribe an URL to events; prints its secret once
@@ -193,6 +195,10 @@ async function admin(argv: string[]): Promise<void> {
         'in-reply-to': { type: 'string' },
       });
       return withOwner(async (pool) => print(await inboundEmail(pool, { ...values, inReplyTo: values['in-reply-to'] })));
+    }
+    case 'inbound call': {
+      const { values } = args(rest, { payload: { type: 'string' } });
+      return withOwner(async (pool) => print(await adminInboundCall(pool, values.payload)));
     }
     case 'delivery': {
       const { values } = args(rest, { 'message-id': { type: 'string' }, event: { type: 'string' }, bounce: { type: 'string' }, reason: { type: 'string' } });

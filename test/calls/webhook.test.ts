@@ -8,6 +8,7 @@ import { acmeFixture } from '../helpers/fixtures.ts';
 import { refusedWithoutWrites, unchanged } from '../helpers/writes.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { signVoiceBody } from '../../src/calls/webhook.ts';
+import { svc } from '../helpers/cli.ts';
 
 const SECRET = 'voice-test-secret';
 process.env.VOICE_WEBHOOK_SECRET = SECRET;
@@ -153,4 +154,24 @@ test.serial('deliveries of one call racing each other record it once', async (t)
   const { rows } = await app.db.owner.query('select total_calls from app_public.contacts where organization_id = $1 and phone = $2',
     [acme.organization_id, '+15551230004']);
   t.deepEqual(rows, [{ total_calls: 1 }]);
+});
+
+test.serial('svc admin inbound call takes the webhook\'s body unsigned, through the same path: recorded once; bad input one line, nothing written', async (t) => {
+  const body = { call_id: callId(), from: '+1 555 123 0002', to: NORTH, summary: 'Asked for a callback', duration_seconds: 30 };
+  const run = (payload: string) => svc(['admin', 'inbound', 'call', '--payload', payload], { databaseUrl: app.db.ownerUrl });
+  const first = await run(JSON.stringify(body));
+  t.is(first.code, 0, first.stderr);
+  const out = JSON.parse(first.stdout);
+  t.like(out, { contact_id: acme.ids.bob, duplicate: false });
+  const got = await app.request('GET', `/api/v1/calls/${out.call_id}`, { key: acme.keys.org });
+  t.like(got.body, { contact_id: acme.ids.bob, location_id: acme.ids.north, summary: 'Asked for a callback', duration_seconds: 30 });
+  const again = await run(JSON.stringify(body));
+  t.like(JSON.parse(again.stdout), { call_id: out.call_id, duplicate: true });
+  for (const [payload, message] of [['{not json', /--payload must be/], [JSON.stringify({ ...body, call_id: callId(), from: '12' }), /--payload: from/],
+    [JSON.stringify({ call_id: callId(), from: '+15551230001', to: '+15553330000' }), /No organization/i]] as const) {
+    const r = await unchanged(t, app, orgs() as never, () => run(payload));
+    t.not(r.code, 0);
+    t.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+    t.regex(r.stderr, message);
+  }
 });
