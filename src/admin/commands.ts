@@ -17,7 +17,7 @@ function onOff(value: string | undefined, flag: string): boolean | undefined {
   if (value === undefined) return undefined;
   if (value === 'on' || value === 'true') return true;
   if (value === 'off' || value === 'false') return false;
-  throw new AdminError(`${flag} must be on or off`);
+  throw new AdminError(`${flag} must be on or off (or true or false)`);
 }
 
 export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
