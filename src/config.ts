@@ -64,6 +64,8 @@ export interface Config {
   smsTransport: string;
   /** Requests per 60 s per client address per route; null when turned off (`off`). */
   rateLimit: number | null;
+  /** The same for the providers' signed webhooks (SMS, email, voice), which report in bursts; null when `off`. */
+  webhookRateLimit: number | null;
   /** express's `trust proxy`: whether and which proxies' X-Forwarded-For to believe. */
   trustProxy: boolean | number | string;
   /** Host names the MCP endpoint answers for (DNS rebinding protection), without ports. */
@@ -107,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailTransport: env.EMAIL_TRANSPORT || 'sink',
     smsTransport: env.SMS_TRANSPORT || 'sink',
     rateLimit: env.SVC_RATE_LIMIT === 'off' ? null : int(env, 'SVC_RATE_LIMIT', 600),
+    webhookRateLimit: env.SVC_WEBHOOK_RATE_LIMIT === 'off' ? null : int(env, 'SVC_WEBHOOK_RATE_LIMIT', 60_000),
     trustProxy: trustProxy(env.SVC_TRUST_PROXY),
     allowedHosts: [...new Set([...localHosts, base.hostname, ...extraHosts.map((h) => hostEntry(h).hostname)])],
     localHosts,

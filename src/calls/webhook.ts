@@ -44,6 +44,7 @@ function signedCorrectly(secret: string | undefined, body: Buffer, header: strin
 export const webhookPages: PublicPage[] = [{
   method: 'POST',
   path: '/webhooks/voice',
+  provider: true,
   async handle(req, res, { pool }) {
     const body = await readRawBody(req, MAX_BODY);
     const secret = process.env.VOICE_WEBHOOK_SECRET;

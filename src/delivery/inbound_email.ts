@@ -100,6 +100,7 @@ const ourId = (v: string): string => (OURS.exec(v)?.[1] ?? v).toLowerCase();
 export const emailPages: PublicPage[] = [{
   method: 'POST',
   path: '/webhooks/email/inbound',
+  provider: true,
   async handle(req, res, { pool }) {
     const raw = await verified(req, MAX_MIME);
     let mail: ParsedMail;
@@ -117,6 +118,7 @@ export const emailPages: PublicPage[] = [{
 }, {
   method: 'POST',
   path: '/webhooks/email/events',
+  provider: true,
   async handle(req, res, { pool }) {
     const raw = await verified(req, MAX_EVENTS);
     const parsed = parseEmailEvents(parseJsonBody(raw));

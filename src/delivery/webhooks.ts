@@ -80,6 +80,7 @@ const emptyTwiml = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>'
 export const webhookPages: PublicPage[] = [{
   method: 'POST',
   path: '/webhooks/twilio/sms',
+  provider: true,
   async handle(req, res, { pool }) {
     const parsed = InboundSms.safeParse(await verifiedForm(req));
     if (!parsed.success) throw fromZod(parsed.error, 'body');
@@ -91,6 +92,7 @@ export const webhookPages: PublicPage[] = [{
 }, {
   method: 'POST',
   path: '/webhooks/twilio/status',
+  provider: true,
   async handle(req, res, { pool }) {
     const parsed = StatusCallback.safeParse(await verifiedForm(req));
     if (!parsed.success) throw fromZod(parsed.error, 'body');

@@ -36,12 +36,15 @@ export const metricsOf = (app: express.Express): Metrics | undefined => app.loca
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /** Counts a request against its route's limit; answers 429 when over it. */
-function rateLimited(limiter: RateLimiter | undefined, route: string, weight: (req: Request) => number = () => 1): express.RequestHandler {
-  if (!limiter) return (_req, _res, next) => next();
-  const limit = String(limiter.limit);
+function rateLimited(limiter: RateLimiter | undefined, route: string, weight: (req: Request) => number = () => 1,
+  own?: number | null): express.RequestHandler {
+  // own: the route's own limit (null: none); otherwise the limiter's
+  if (!limiter || own === null) return (_req, _res, next) => next();
+  const perWindow = own ?? limiter.limit;
+  const limit = String(perWindow);
   const policy = `${limit};w=60`;
   return (req, res, next) => {
-    const v = limiter.hit(req.ip ?? req.socket.remoteAddress ?? 'unknown', route, weight(req));
+    const v = limiter.hit(req.ip ?? req.socket.remoteAddress ?? 'unknown', route, weight(req), perWindow);
     res.setHeader('RateLimit-Policy', policy);
     res.setHeader('RateLimit-Limit', limit);
     res.setHeader('RateLimit-Remaining', String(v.remaining));
@@ -136,7 +139,8 @@ export function createApp(deps: AppDeps): express.Express {
 
   for (const page of deps.pages ?? []) {
     const method = page.method.toLowerCase() as 'get' | 'post' | 'options';
-    app[method](page.path, nameRequest(`${page.method} ${page.path}`, page.path), rateLimited(deps.limiter, `${page.method} ${page.path}`), (req, res, next) => {
+    const limited = rateLimited(deps.limiter, `${page.method} ${page.path}`, undefined, page.provider ? deps.config.webhookRateLimit : undefined);
+    app[method](page.path, nameRequest(`${page.method} ${page.path}`, page.path), limited, (req, res, next) => {
       page.handle(req, res, { pool: deps.pool, config: deps.config, operations: deps.operations }).catch(next);
     });
   }

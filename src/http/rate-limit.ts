@@ -58,8 +58,8 @@ export class RateLimiter {
     this.timer.unref();
   }
 
-  /** Counts `n` requests of a client on a route (a JSON-RPC batch counts each message). */
-  hit(client: string, route: string, n = 1): Verdict {
+  /** Counts `n` requests of a client on a route (a JSON-RPC batch counts each message), against `limit` (the route's, when it has its own). */
+  hit(client: string, route: string, n = 1, limit = this.limit): Verdict {
     const now = this.now();
     this.roll(now);
     let byClient = this.counts.get(route);
@@ -69,9 +69,9 @@ export class RateLimiter {
     c.total += n;
     c.pending += n;
     return {
-      allowed: c.total <= this.limit,
-      limit: this.limit,
-      remaining: Math.max(0, this.limit - c.total),
+      allowed: c.total <= limit,
+      limit,
+      remaining: Math.max(0, limit - c.total),
       reset: Math.max(1, Math.ceil((this.windowStart + WINDOW_MS - now) / 1000)),
     };
   }

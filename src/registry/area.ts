@@ -35,6 +35,12 @@ export interface PublicPage {
    * granted. `config`: the service's settings (base URL, transports), for pages that need them.
    */
   handle(req: Request, res: Response, deps: PageDeps): Promise<void>;
+  /**
+   * A provider's signed webhook (SMS, email, voice): limited per address by
+   * SVC_WEBHOOK_RATE_LIMIT instead of SVC_RATE_LIMIT, since a provider reports a whole broadcast
+   * from a handful of addresses and does not retry what a 429 refuses.
+   */
+  provider?: boolean;
 }
 
 /** What a public page gets from the app: the request pool, the settings, the operations it serves. */

@@ -12,7 +12,7 @@ let app: TestApp;
 let acme: Applied;
 test.before(async () => {
   app = await startApp({
-    env: { SVC_RATE_LIMIT: '5', SVC_TRUST_PROXY: 'true' },
+    env: { SVC_RATE_LIMIT: '5', SVC_WEBHOOK_RATE_LIMIT: '8', SVC_TRUST_PROXY: 'true' },
     limiter: (pool, config) => new RateLimiter({ limit: config.rateLimit!, store: postgresWindowStore(pool), now: () => at }),
   });
   acme = await app.apply(acmeFixture());
@@ -63,6 +63,21 @@ test('each message of an MCP batch counts against the limit', async (t) => {
   const over = await batch(3);
   t.is(over.status, 429);
   t.is(((await over.json()) as any).error, 'rate_limited');
+});
+
+test('the providers\' webhooks have their own, higher limit (SVC_WEBHOOK_RATE_LIMIT); other pages the API\'s', async (t) => {
+  const post = (path: string) => app.request('POST', path, { rawBody: '{}', headers: { 'x-forwarded-for': '10.0.0.7' } });
+  for (const path of ['/webhooks/email/events', '/webhooks/twilio/status', '/webhooks/voice']) {
+    for (let i = 1; i <= 8; i++) {
+      const res = await post(path);
+      t.not(res.status, 429, `${path} ${i}`);
+      t.is(res.headers.get('ratelimit-limit'), '8', path);
+    }
+    t.is((await post(path)).status, 429, path);
+  }
+  const page = () => app.request('GET', '/unsubscribe/nothing-here', { headers: { 'x-forwarded-for': '10.0.0.7' } });
+  for (let i = 0; i < 5; i++) t.is((await page()).headers.get('ratelimit-limit'), '5');
+  t.is((await page()).status, 429);
 });
 
 test('me_get reports the limit', async (t) => {
