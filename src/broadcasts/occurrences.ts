@@ -177,7 +177,9 @@ export function nextOccurrence(series: Series, after: Date | string): Date | nul
   const anchorLocal = anchorInstant.toZonedDateTimeISO(timezone);
   const anchorDate = anchorLocal.toPlainDate();
   const hour = rule.byhour ?? anchorLocal.hour;
-  const minute = rule.byminute ?? anchorLocal.minute;
+  // BYHOUR alone is that hour sharp ("FREQ=DAILY;BYHOUR=9" is 09:00, not 09 and the minute the
+  // schedule was set, as RFC 5545 would take it from DTSTART); neither: the time it was set
+  const minute = rule.byminute ?? (rule.byhour != null ? 0 : anchorLocal.minute);
   const endsOn = series.endsOn ? Temporal.PlainDate.from(series.endsOn) : null;
   const afterInstant = Temporal.Instant.from(new Date(after).toISOString());
   const floor = Temporal.Instant.compare(afterInstant, anchorInstant) >= 0 ? afterInstant : anchorInstant.subtract({ nanoseconds: 1 });

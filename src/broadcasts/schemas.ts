@@ -26,8 +26,9 @@ export const ScheduleBody = z.strictObject({
     .describe('once only: when to send, with Z or an offset, in the future').meta({ examples: ['2030-05-01T09:00:00-04:00'] }),
   rrule: z.string().max(500).optional()
     .describe('recurring only: FREQ=DAILY|WEEKLY|MONTHLY; INTERVAL (1-100); BYDAY (MO..SU, with an ordinal like 1MO or -1FR '
-      + 'for MONTHLY); BYMONTHDAY; BYSETPOS; one BYHOUR; one BYMINUTE. No COUNT or UNTIL (use ends_on). BYHOUR and BYMINUTE '
-      + 'default to the local time the schedule is set; INTERVAL counts from that day')
+      + 'for MONTHLY); BYMONTHDAY; BYSETPOS; one BYHOUR; one BYMINUTE. No COUNT or UNTIL (use ends_on). BYHOUR alone is that '
+      + 'hour sharp (BYMINUTE 0); without BYHOUR, BYHOUR and BYMINUTE default to the local time the schedule is set; '
+      + 'INTERVAL counts from that day')
     .meta({ examples: ['FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0', 'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;BYHOUR=17;BYMINUTE=0'] }),
   timezone: z.string().max(64).optional()
     .describe('recurring: the IANA zone the rule\'s times are in (09:00 stays 09:00 across daylight saving); once: optional, '

@@ -60,9 +60,14 @@ test('INTERVAL counts from the week the schedule was set; ends_on is the last lo
   t.deepEqual(iso(occurrences(late, '2026-01-30T00:00:00Z', 5)), ['2026-01-30T02:00:00Z', '2026-01-31T02:00:00Z', '2026-02-01T02:00:00Z']);
 });
 
-test('BYHOUR and BYMINUTE default to the local time the schedule was set', (t) => {
+test('BYHOUR and BYMINUTE default to the local time the schedule was set; BYHOUR alone is that hour sharp', (t) => {
   const s = series('FREQ=DAILY', 'Europe/Berlin', '2026-06-10T08:15:00Z');
   t.deepEqual(iso(occurrences(s, '2026-06-10T08:15:00Z', 2)), ['2026-06-11T08:15:00Z', '2026-06-12T08:15:00Z']);
+  // BYHOUR alone is that hour sharp; BYMINUTE alone keeps the hour it was set
+  const nine = series('FREQ=DAILY;BYHOUR=9', 'Europe/Berlin', '2026-06-10T08:15:00Z');
+  t.deepEqual(iso(occurrences(nine, '2026-06-10T08:15:00Z', 2)), ['2026-06-11T07:00:00Z', '2026-06-12T07:00:00Z']);
+  const half = series('FREQ=DAILY;BYMINUTE=30', 'Europe/Berlin', '2026-06-10T08:15:00Z');
+  t.deepEqual(iso(occurrences(half, '2026-06-10T08:15:00Z', 2)), ['2026-06-10T08:30:00Z', '2026-06-11T08:30:00Z']);
 });
 
 test('the grammar: each refusal names its part', (t) => {
