@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000034) and migrations/current/ (none) leave.
--- migrations sha256:16fca498b651c8eaedc43e87bf9201ae45daf171b772d91ef0c36a8450e28e2c
+-- The schema that migrations/committed/ (000001–000033) and migrations/current/ (none) leave.
+-- migrations sha256:85d7a56f4222b7378db5e5cf704a3f7f214585b30890e52c4e1ff7d3b86d01dc
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -9231,7 +9231,7 @@ begin
   end if;
   if org is null then
     select o.id into org from app_public.organizations o
-     where lower(o.sending_email_domain) = lower(split_part(to_address, '@', 2)) order by o.created_at desc, o.id desc limit 1;
+     where lower(o.sending_email_domain) = lower(split_part(to_address, '@', 2)) order by o.created_at, o.id limit 1;
   end if;
   if org is null then
     perform app_hidden.raise_error(404, 'not_found', 'No organization receives email at ' || to_address);
@@ -9306,14 +9306,10 @@ begin
   if body is null or length(body) not between 1 and 20000 then
     perform app_hidden.raise_error(400, 'bad_request', 'body: 1 to 20000 characters');
   end if;
-  -- a number two organizations claim (only `svc admin inbound sms` gets here with one: the
-  -- provider's webhook refuses it first): the newest organization's, its oldest location
   select l.organization_id, l.id into org, location from app_public.locations l
-    join app_public.organizations o on o.id = l.organization_id
-   where l.sms_number = to_number order by o.created_at desc, o.id desc, l.created_at, l.id limit 1;
+   where l.sms_number = to_number order by l.created_at, l.id limit 1;
   if org is null then
-    select o.id into org from app_public.organizations o where o.default_sms_number = to_number
-     order by o.created_at desc, o.id desc limit 1;
+    select o.id into org from app_public.organizations o where o.default_sms_number = to_number order by o.created_at, o.id limit 1;
   end if;
   if org is null then
     perform app_hidden.raise_error(404, 'not_found', 'No organization texts from ' || to_number);
