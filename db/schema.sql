@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000033) and migrations/current/ (none) leave.
--- migrations sha256:85d7a56f4222b7378db5e5cf704a3f7f214585b30890e52c4e1ff7d3b86d01dc
+-- The schema that migrations/committed/ (000001–000034) and migrations/current/ (none) leave.
+-- migrations sha256:1c12ae4978321210f8fa52c708dac1933f83984ac3d50a8b5793e5aaa875df87
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -7518,6 +7518,31 @@ begin
 end $$;
 
 ALTER FUNCTION app_hidden.slot_taken() OWNER TO svc_owner;
+
+--
+-- Name: slots_from_now(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.slots_from_now(answer jsonb) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case
+    when coalesce((answer->'slots'->0->>'start')::timestamptz >= now(), true) then answer
+    else jsonb_set(answer, '{slots}', coalesce((
+      select jsonb_agg(x.slot order by x.n)
+        from jsonb_array_elements(answer->'slots') with ordinality x(slot, n)
+       where (x.slot->>'start')::timestamptz >= now()), '[]'::jsonb))
+  end
+$$;
+
+ALTER FUNCTION app_hidden.slots_from_now(answer jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION slots_from_now(answer jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.slots_from_now(answer jsonb) IS 'An availability answer without the slots that have already started (slots in start order; a later day''s answer as it is).';
 
 --
 -- Name: step_delay(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -20994,6 +21019,13 @@ GRANT ALL ON FUNCTION app_hidden.session_claim(claim text) TO svc_analyst;
 
 REVOKE ALL ON FUNCTION app_hidden.slot_taken() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.slot_taken() TO svc_request;
+
+--
+-- Name: FUNCTION slots_from_now(answer jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.slots_from_now(answer jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.slots_from_now(answer jsonb) TO svc_request;
 
 --
 -- Name: FUNCTION step_delay(step jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner

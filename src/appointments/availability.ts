@@ -45,7 +45,8 @@ export const appointmentsAvailability = defineOperation({
     + 'is the offering\'s (`offering_id`), else `duration_minutes`, else the slot interval. `team_member_id` narrows to one '
     + 'team member; `postal_code` (+ `country_code`) keeps only team members whose territory covers it (a home visit). At a '
     + 'location that is not staffed the slots are its calendars\' free time. Book one with appointments_create (without '
-    + 'team_member_id, the first free team member takes it; ask with team_member_id for one person\'s slots). 404 for a '
+    + 'team_member_id, the first free team member takes it; ask with team_member_id for one person\'s slots). Slots that '
+    + 'have already started are left out (asked for today, the rest of the day; for a past day, none). 404 for a '
     + 'location, offering or team member out of reach.',
   scope: 'appointments:read',
   memberAccess: 'scoped',
@@ -53,9 +54,10 @@ export const appointmentsAvailability = defineOperation({
   query: AvailabilityQuery,
   response: Availability,
   run: {
-    statement: (q) => sql`select app_public.appointments_availability(${q.location_id}::uuid, ${q.date}::date,
+    // the day's grid (kept whole for the day), less the slots that have already started
+    statement: (q) => sql`select app_hidden.slots_from_now(app_public.appointments_availability(${q.location_id}::uuid, ${q.date}::date,
       ${q.offering_id ?? null}::uuid, ${q.team_member_id ?? null}::uuid, ${q.postal_code ?? null}::text,
-      ${q.country_code ?? null}::text, ${q.duration_minutes ?? null}::int) as result`,
+      ${q.country_code ?? null}::text, ${q.duration_minutes ?? null}::int)) as result`,
     shape: result,
   },
 });

@@ -222,3 +222,24 @@ test('MCP: appointments_availability answers the same slots as REST', async (t) 
   t.false(mcp.isError);
   t.deepEqual(mcp.body, rest.body);
 });
+
+test('slots that have already started are left out: none for a past day; asked today, the rest of the day', async (t) => {
+  const staff = teamMember(acme, 'staff');
+  const ask = (date: string) => availability(app, acme.keys.owner_personal, { location_id: acme.ids.north, date, team_member_id: staff, duration_minutes: 30 });
+  // a Tuesday gone by, and one to come: the same hours
+  const past = await ask('2020-03-03');
+  t.is(past.status, 200, JSON.stringify(past.body));
+  t.deepEqual(past.body.slots, []);
+  t.true((await ask('2030-03-12')).body.slots.length > 20);
+  // today's answer, through the filter the operation applies: the slots from now on, in order
+  const { rows: [r] } = await app.db.owner.query(`select app_hidden.slots_from_now(jsonb_build_object('date', 'today', 'slots', jsonb_build_array(
+      jsonb_build_object('start', now() - interval '1 hour', 'end', now() - interval '30 minutes'),
+      jsonb_build_object('start', now() - interval '10 minutes', 'end', now() + interval '20 minutes'),
+      jsonb_build_object('start', now() + interval '1 hour', 'end', now() + interval '90 minutes'),
+      jsonb_build_object('start', now() + interval '2 hours', 'end', now() + interval '150 minutes')))) as a,
+      now() + interval '1 hour' as h1, now() + interval '2 hours' as h2`);
+  t.deepEqual(r.a.slots.map((s: { start: string }) => Date.parse(s.start)), [r.h1.getTime(), r.h2.getTime()]);
+  t.is(r.a.date, 'today');
+  const { rows: [none] } = await app.db.owner.query(`select app_hidden.slots_from_now('{"slots": []}') as a`);
+  t.deepEqual(none.a, { slots: [] });
+});
