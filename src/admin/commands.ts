@@ -8,6 +8,17 @@ import { applyFixture, parseFixture, FixtureError, type Applied } from './fixtur
 
 export class AdminError extends Error {}
 
+/** Runs a command's database call; the database's refusal (SV4xx) becomes the operator's one-line error, anything else stays a fault. */
+export async function asAdmin<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    const err = e as { code?: string; detail?: string; message?: string };
+    if (typeof err.code === 'string' && /^SV4\d\d$/.test(err.code)) throw new AdminError(err.detail || err.message || 'refused');
+    throw e;
+  }
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function uuid(value: string | undefined, flag: string): string {
   if (!value || !UUID.test(value)) throw new AdminError(`${flag} must be a uuid`);

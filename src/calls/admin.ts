@@ -3,7 +3,7 @@
 // platform reports a call, parsed and recorded exactly as its signed webhook's body is
 // (POST /webhooks/voice: VoiceCall, then app_hidden.voice_call_record, once per call_id).
 import type pg from 'pg';
-import { AdminError } from '../admin/commands.ts';
+import { AdminError, asAdmin } from '../admin/commands.ts';
 import { publicStatement } from '../db/public.ts';
 import { VoiceCall } from './webhook.ts';
 
@@ -19,14 +19,8 @@ export async function adminInboundCall(pool: pg.Pool, payloadJson: string | unde
     const issue = parsed.error.issues[0]!;
     throw new AdminError(`--payload: ${issue.path.join('.') || 'the call'}: ${issue.message}`);
   }
-  try {
-    const [row] = await publicStatement<{ result: Record<string, unknown> }>(pool,
-      'select app_hidden.voice_call_record($1::jsonb) as result', [JSON.stringify(parsed.data)]);
-    return row!.result;
-  } catch (e) {
-    // the database's refusal (SV4xx: a number no organization uses, …) as the operator's error
-    const err = e as { code?: string; detail?: string; message?: string };
-    if (typeof err.code === 'string' && /^SV4\d\d$/.test(err.code)) throw new AdminError(err.detail || err.message || 'refused');
-    throw e;
-  }
+  // a number no organization uses, or several: the database's refusal, as the operator's error
+  const [row] = await asAdmin(() => publicStatement<{ result: Record<string, unknown> }>(pool,
+    'select app_hidden.voice_call_record($1::jsonb) as result', [JSON.stringify(parsed.data)]));
+  return row!.result;
 }

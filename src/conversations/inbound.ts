@@ -3,7 +3,7 @@
 // transaction each (app_private.conversations_inbound_*, migration 701-…), which also queues
 // the AI's answer or a keyword's.
 import type pg from 'pg';
-import { AdminError } from '../admin/commands.ts';
+import { AdminError, asAdmin } from '../admin/commands.ts';
 import { toE164 } from '../platform/phone.ts';
 
 export interface InboundSms { to?: string; from?: string; body?: string; providerId?: string }
@@ -20,17 +20,6 @@ function required(value: string | undefined, flag: string): string {
   if (value.includes('\u0000')) throw new AdminError(`${flag} may not contain NUL characters`);
   if (value.length > 20000) throw new AdminError(`${flag} is longer than 20000 characters`);
   return value;
-}
-
-/** The database's refusal (SV4xx) as the operator's error; anything else is a fault. */
-async function asAdmin<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    const err = e as { code?: string; detail?: string; message?: string };
-    if (typeof err.code === 'string' && /^SV4\d\d$/.test(err.code)) throw new AdminError(err.detail || err.message || 'refused');
-    throw e;
-  }
 }
 
 /** An SMS arrives at one of an organization's numbers: {conversation_id, message_id, contact_id, …}. */
