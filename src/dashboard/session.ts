@@ -143,7 +143,11 @@ export function safeReturnTo(value: unknown): string | null {
     return null;
   }
   if (url.origin !== base) return null;
-  return url.pathname + url.search;
+  // what it resolves to must pass too: "/.//evil.example" and "/a/..//evil.example" resolve to
+  // "//evil.example", another origin to a browser
+  const resolved = url.pathname + url.search;
+  if (resolved.startsWith('//') || resolved.startsWith('/\\')) return null;
+  return resolved;
 }
 
 /** The sign-in page's address that returns to where the request was going. */

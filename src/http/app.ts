@@ -57,13 +57,17 @@ function rateLimited(limiter: RateLimiter | undefined, route: string, weight: (r
   };
 }
 
+/** The MCP endpoint, however express matched it (a trailing slash, another case). */
+const isMcpPath = (path: string) => path.replace(/\/+$/, '').toLowerCase() === MCP_PATH.toLowerCase();
+
 function sendError(req: Request, res: Response, err: ApiError) {
-  // the MCP endpoint's challenge names its protected resource metadata (OAuth discovery)
+  // the MCP endpoint's challenge names its protected resource metadata (OAuth discovery); an
+  // error code only when a bearer token was sent (RFC 6750, 3.1: none for another scheme)
   if (err.statusCode === 401) {
-    res.set('WWW-Authenticate', req.path !== MCP_PATH ? 'Bearer'
-      : mcpChallenge(req.app.locals.baseUrl, req.get('authorization') ? { error: 'invalid_token' } : undefined));
+    res.set('WWW-Authenticate', !isMcpPath(req.path) ? 'Bearer'
+      : mcpChallenge(req.app.locals.baseUrl, /^bearer\s/i.test(req.get('authorization') ?? '') ? { error: 'invalid_token' } : undefined));
   }
-  if (err.statusCode === 403 && err.code === 'insufficient_scope' && req.path === MCP_PATH && typeof err.extra.required === 'string') {
+  if (err.statusCode === 403 && err.code === 'insufficient_scope' && isMcpPath(req.path) && typeof err.extra.required === 'string') {
     res.set('WWW-Authenticate', mcpChallenge(req.app.locals.baseUrl, { error: 'insufficient_scope', scope: err.extra.required }));
   }
   if (typeof err.extra.retry_after === 'number') res.set('Retry-After', String(err.extra.retry_after));

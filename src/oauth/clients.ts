@@ -220,7 +220,12 @@ export async function resolveClient(pool: pg.Pool, config: Pick<Config, 'allowed
   const known = row?.client ?? null;
   if (known && (known.registration === 'dynamic' || (known.fetched_age_s ?? Infinity) < (known.cache_seconds ?? 0))) return known;
   if (!isMetadataDocumentId(clientId)) throw new OAuthError(400, 'invalid_client', 'Unknown client_id');
-  const url = new URL(clientId);
+  let url: URL;
+  try {
+    url = new URL(clientId);
+  } catch {
+    throw new OAuthError(400, 'invalid_client', 'The client_id is not a URL');
+  }
   const trusted = config.allowedOrigins.includes(url.origin);
   if (url.protocol !== 'https:' && !trusted) throw new OAuthError(400, 'invalid_client', 'A client metadata document must be served over https');
   if (clientId.includes('#') || url.username || url.password) throw new OAuthError(400, 'invalid_client', 'A client_id URL carries no fragment or credentials');

@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import { publicStatement } from '../db/public.ts';
 import { readRawBody } from '../http/body.ts';
 import type { PageDeps, PublicPage } from '../registry/area.ts';
-import { ApiError } from '../platform/errors.ts';
+import { ApiError, toApiError } from '../platform/errors.ts';
 import { LOOPBACK_HOSTS, OAuthError, checkRedirectUri, onlyLoopbackRedirects, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
 import { OAUTH_PATHS, authorizationServerMetadata, canonicalResource, protectedResourceMetadata } from './metadata.ts';
 import { grantableScopes, type Person } from './scopes.ts';
@@ -26,14 +26,20 @@ function sendOAuthError(res: Response, e: OAuthError): void {
   res.status(e.status).set('Cache-Control', 'no-store').json({ error: e.error, error_description: e.message });
 }
 
-/** Runs an OAuth endpoint: OAuthError answers as OAuth says, the rest as the app does. */
-const oauthEndpoint = (fn: (req: Request, res: Response, deps: Deps) => Promise<void>) =>
+/**
+ * Runs an OAuth endpoint: OAuthError answers as OAuth says; any other refusal of the input (the
+ * app's 4xx, the database's) as OAuth's `invalid` code for the endpoint; faults as the app does.
+ */
+const oauthEndpoint = (fn: (req: Request, res: Response, deps: Deps) => Promise<void>, invalid = 'invalid_request') =>
   async (req: Request, res: Response, deps: Deps): Promise<void> => {
     try {
       await fn(req, res, deps);
     } catch (e) {
       if (e instanceof OAuthError) return sendOAuthError(res, e);
-      if (e instanceof ApiError && e.statusCode < 500) return sendOAuthError(res, new OAuthError(e.statusCode, 'invalid_request', e.message));
+      const refusal = toApiError(e);
+      if (refusal.statusCode < 500 && refusal.statusCode !== 429) {
+        return sendOAuthError(res, new OAuthError(refusal.statusCode, invalid, refusal.message));
+      }
       throw e;
     }
   };
@@ -60,6 +66,7 @@ async function readForm(req: Request): Promise<URLSearchParams> {
 function single(params: URLSearchParams, name: string, required = false): string | undefined {
   const all = params.getAll(name);
   if (all.length > 1) throw new OAuthError(400, 'invalid_request', `${name} was sent more than once`);
+  if (all.some((v) => /[\u0000-\u001f\u007f]/.test(v))) throw new OAuthError(400, 'invalid_request', `${name} has control characters`);
   if (required && !all[0]) throw new OAuthError(400, 'invalid_request', `${name} is required`);
   return all[0] || undefined;
 }
@@ -100,7 +107,9 @@ async function person(pool: pg.Pool, organizationId: string, personId: string): 
 }
 
 const authorizeGet = async (req: Request, res: Response, { pool, config, operations }: Deps): Promise<void> => {
-  const q = new URLSearchParams(req.url.split('?')[1] ?? '');
+  // the query is everything after the first "?" (a "?" inside it is data: RFC 3986, 3.4)
+  const at = req.url.indexOf('?');
+  const q = new URLSearchParams(at < 0 ? '' : req.url.slice(at + 1));
   // Until client and redirect URI are known good, errors are shown here, never redirected (open redirect).
   let client: Client;
   let redirectUri: string;
@@ -242,7 +251,7 @@ const register = oauthEndpoint(async (req, res, { pool }) => {
     throw new OAuthError(400, 'invalid_client_metadata', 'The client metadata is not JSON');
   }
   res.status(201).set('Cache-Control', 'no-store').json(await registerClient(pool, body));
-});
+}, 'invalid_client_metadata');
 
 const json = (document: (baseUrl: string) => unknown) => async (_req: Request, res: Response, { config }: Deps) => {
   cors(res);

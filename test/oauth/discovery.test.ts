@@ -15,6 +15,19 @@ test('the MCP endpoint\'s 401 names the resource metadata and the scopes', async
     `Bearer resource_metadata="${app.url}/.well-known/oauth-protected-resource/api/v1/mcp", scope="${ALL_SCOPES.join(' ')}"`);
   // REST keeps its plain challenge
   t.is((await app.request('GET', '/api/v1/me')).headers.get('www-authenticate'), 'Bearer');
+  // the same endpoint however express matched it; a bearer token it cannot use is invalid_token,
+  // another scheme gets no error code (RFC 6750, 3.1)
+  const post = (path: string, authorization?: string) => fetch(`${app.url}${path}`, { method: 'POST', body: '{}',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) } });
+  for (const path of ['/api/v1/mcp/', '/API/v1/MCP']) {
+    const res = await post(path);
+    t.is(res.status, 401, path);
+    t.regex(res.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="/, path);
+  }
+  t.regex((await post('/api/v1/mcp', 'Bearer svc_sk_nope')).headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  const basic = (await post('/api/v1/mcp', 'Basic YTpi')).headers.get('www-authenticate') ?? '';
+  t.regex(basic, /^Bearer resource_metadata="/);
+  t.notRegex(basic, /error=/);
 });
 
 test('protected resource metadata at the path-suffixed and the root address, each naming the identifier it was made from', async (t) => {

@@ -169,6 +169,15 @@ test.serial('deny returns access_denied with state and iss', async (t) => {
   t.is((await decide(owner, other, 'approve')).searchParams.get('state'), 'st-1');
 });
 
+test.serial('a literal "?" inside the query is data: the state comes back whole, and the parameters after it count', async (t) => {
+  const url = authorizationUrl(app, clientId, pkce().challenge).replace('state=st-1', 'state=a?b');
+  const owner = await as(app, 'olive@acme.example');
+  const opened = await openAuthorization(url, owner);
+  t.is(opened.status, 200);
+  t.notRegex(opened.html, /sequences:write/, 'only the scopes asked for, which come after the "?"');
+  t.is((await decide(owner, opened, 'deny')).searchParams.get('state'), 'a?b');
+});
+
 test.serial('PKCE S256 is required', async (t) => {
   const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge, { code_challenge_method: 'plain' }), await as(app, 'olive@acme.example'));
   t.is(new URL(opened.location!).searchParams.get('error'), 'invalid_request');
@@ -271,14 +280,22 @@ test.serial('malformed requests: a clear 4xx, nothing written', async (t) => {
     ['unknown refresh token', post('/oauth/token', 'application/x-www-form-urlencoded', `grant_type=refresh_token&client_id=${clientId}&refresh_token=nope`), 'invalid_grant'],
     ['registration not JSON', post('/oauth/register', 'application/json', '{nope'), 'invalid_client_metadata'],
     ['registration an array', post('/oauth/register', 'application/json', '[]'), 'invalid_client_metadata'],
-    ['registration too large', post('/oauth/register', 'application/json', JSON.stringify({ redirect_uris: [REDIRECT], x: 'y'.repeat(20_000) })), 'invalid_request'],
+    ['registration too large', post('/oauth/register', 'application/json', JSON.stringify({ redirect_uris: [REDIRECT], x: 'y'.repeat(20_000) })), 'invalid_client_metadata'], // RFC 7591's codes
+    // control characters: refused as OAuth refuses, not in the API's envelope
+    ['a NUL in client_id', post('/oauth/token', 'application/x-www-form-urlencoded', 'grant_type=refresh_token&client_id=x%00&refresh_token=x'), 'invalid_request'],
+    ['a NUL in redirect_uri', post('/oauth/token', 'application/x-www-form-urlencoded',
+      `grant_type=authorization_code&client_id=${clientId}&code=x&code_verifier=${'v'.repeat(43)}&redirect_uri=x%00`), 'invalid_request'],
+    ['a NUL in client_name', post('/oauth/register', 'application/json', JSON.stringify({ client_name: 'a\u0000b', redirect_uris: [REDIRECT] })), 'invalid_client_metadata'],
   ];
   for (const [name, pending, error] of cases) {
     const res = await pending;
     t.true(res.status >= 400 && res.status < 500, name);
     t.is(((await res.json()) as any).error, error, name);
+    t.is(res.headers.get('cache-control'), 'no-store', name);
   }
-  for (const query of ['', 'client_id=nope', `client_id=${'x'.repeat(3000)}`, `client_id=${clientId}&client_id=${clientId}`]) {
+  // a client_id that looks like a metadata document URL but is none: the 400 page, not a 500
+  for (const query of ['', 'client_id=nope', `client_id=${'x'.repeat(3000)}`, `client_id=${clientId}&client_id=${clientId}`,
+    'client_id=https%3A%2F%2Fexa+mple.com%2Fx', 'client_id=https%3A%2F%2F%5B%3A%3A1%2Fx', 'client_id=https%3A%2F%2Fa.example%3A99999%2Fx']) {
     const res = await (await as(app, 'olive@acme.example')).get(`/oauth/authorize?${query}`);
     t.is(res.status, 400, query);
   }
