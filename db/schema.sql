@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000034) and migrations/current/ (none) leave.
--- migrations sha256:1c12ae4978321210f8fa52c708dac1933f83984ac3d50a8b5793e5aaa875df87
+-- The schema that migrations/committed/ (000001–000035) and migrations/current/ (none) leave.
+-- migrations sha256:472116f79d47d61db8a0dde14497b579cbc876c32508112f62bd5fc56c8541ff
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -5604,10 +5604,10 @@ end $$;
 ALTER FUNCTION app_hidden.oauth_presented(g app_private.oauth_grants, client_id text, used_at timestamp with time zone, what text) OWNER TO svc_owner;
 
 --
--- Name: oauth_refresh(bytea, text, text, bytea, bytea, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+-- Name: oauth_refresh(bytea, text, text, bytea, bytea, integer, integer, text[]); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
-CREATE FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer) RETURNS jsonb
+CREATE FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer, requested text[]) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -5627,6 +5627,11 @@ begin
   if g.resource <> oauth_refresh.resource then
     return app_hidden.oauth_refusal('invalid_target', 'resource does not match the grant');
   end if;
+  -- a scope asked for here must be one the grant holds (OAuth 2.1, 4.3.1); asking for fewer is
+  -- answered with the grant's scopes, which the answer's `scope` names
+  if requested is not null and not requested <@ g.scopes then
+    return app_hidden.oauth_refusal('invalid_scope', 'scope asks for more than was granted');
+  end if;
   if app_hidden.oauth_person(g.organization_id, g.person_id) is null then
     return app_hidden.oauth_refusal('invalid_grant', 'The person may not use agents now');
   end if;
@@ -5635,7 +5640,7 @@ begin
   return jsonb_build_object('scopes', to_jsonb(g.scopes), 'resource', g.resource);
 end $$;
 
-ALTER FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer, requested text[]) OWNER TO svc_owner;
 
 --
 -- Name: oauth_refusal(text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -20558,11 +20563,11 @@ GRANT ALL ON FUNCTION app_hidden.oauth_person(organization_id uuid, person_id uu
 REVOKE ALL ON FUNCTION app_hidden.oauth_presented(g app_private.oauth_grants, client_id text, used_at timestamp with time zone, what text) FROM PUBLIC;
 
 --
--- Name: FUNCTION oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer, requested text[]); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
-REVOKE ALL ON FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer) TO svc_request;
+REVOKE ALL ON FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer, requested text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_refresh(refresh_hash bytea, client_id text, resource text, access_hash bytea, new_refresh_hash bytea, access_seconds integer, refresh_seconds integer, requested text[]) TO svc_request;
 
 --
 -- Name: FUNCTION oauth_refusal(error text, description text); Type: ACL; Schema: app_hidden; Owner: svc_owner

@@ -222,9 +222,12 @@ const token = oauthEndpoint(async (req, res, { pool, config }) => {
     answer = row!.r;
   } else if (grantType === 'refresh_token') {
     const presented = single(form, 'refresh_token', true)!;
+    // scope, when sent: none beyond the grant's (invalid_scope); fewer are answered with the grant's
+    const scope = single(form, 'scope');
+    const requested = scope === undefined ? null : scope.split(' ').filter(Boolean);
     const [row] = await publicStatement<{ r: typeof answer }>(pool,
-      'select app_hidden.oauth_refresh($1, $2, $3, $4, $5, $6, $7) as r',
-      [sha256(presented), clientId, resource, accessHash, sha256(refresh), ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS]);
+      'select app_hidden.oauth_refresh($1, $2, $3, $4, $5, $6, $7, $8::text[]) as r',
+      [sha256(presented), clientId, resource, accessHash, sha256(refresh), ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS, requested]);
     answer = row!.r;
   } else {
     throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');

@@ -149,6 +149,19 @@ test.serial('refresh tokens rotate; a reused one revokes the grant; an expired o
   t.is(expired.body.error, 'invalid_grant');
 });
 
+test.serial('a refresh may not widen the grant (invalid_scope, the token still good); a narrower scope is answered with the grant\'s', async (t) => {
+  const tokens = await tokensFor(await as(app, 'olive@acme.example'));
+  const granted = tokens.scope.split(' ').sort();
+  const refresh = (token: string, scope: string) => tokenRequest(app, { grant_type: 'refresh_token', client_id: clientId, refresh_token: token, scope });
+  const wider = await refresh(tokens.refresh_token, `${granted[0]} sequences:write`);
+  t.is(wider.status, 400);
+  t.is(wider.body.error, 'invalid_scope');
+  // refused before anything was used: the same refresh token still works
+  const narrower = await refresh(tokens.refresh_token, granted[0]!);
+  t.is(narrower.status, 200, JSON.stringify(narrower.body));
+  t.deepEqual(narrower.body.scope.split(' ').sort(), granted);
+});
+
 test.serial('deny returns access_denied with state and iss', async (t) => {
   const opened = await openAuthorization(authorizationUrl(app, clientId, pkce().challenge), await as(app, 'olive@acme.example'));
   const owner = await as(app, 'olive@acme.example');
