@@ -14,6 +14,8 @@ export interface Attempt {
   body: string;
   allowPrivate: boolean;
   at?: Date;
+  /** The whole attempt's time limit (DELIVERY_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 /** The Standard Webhooks headers of one attempt (webhook-timestamp is the attempt's time). */
@@ -33,7 +35,17 @@ export async function sendAttempt(a: Attempt): Promise<number> {
   }
   const [pinned] = await checkedAddresses(url, a.allowPrivate);
   const request = url.protocol === 'https:' ? https.request : http.request;
+  const limit = a.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   return await new Promise<number>((resolve, reject) => {
+    // a deadline for the whole attempt: the socket's own timeout is one of idleness, which a
+    // receiver sending a byte now and then (in its headers or its body) never reaches, while the
+    // delivery's row stays locked and a worker slot taken
+    let status: number | undefined;
+    const deadline = setTimeout(() => {
+      // past it, an answer whose status came counts (its body is cut short); none is a failure
+      if (status !== undefined) resolve(status);
+      req.destroy(new Error(`no whole answer within ${limit / 1000} s`));
+    }, limit);
     const req = request(url, {
       method: 'POST',
       headers: {
@@ -41,16 +53,24 @@ export async function sendAttempt(a: Attempt): Promise<number> {
         'user-agent': 'svc-webhooks/1',
         ...signedHeaders(a.secret, a.id, a.body, a.at ?? new Date()),
       },
-      timeout: DELIVERY_TIMEOUT_MS,
+      timeout: limit,
       lookup: pinnedLookup(pinned!),
     }, (res) => {
-      // the answer's body means nothing to us: read and dropped, so the socket is freed
+      // the answer's body means nothing to us: read and dropped, so the socket is freed; the
+      // status counts even when the deadline cuts the body short
+      status = res.statusCode ?? 0;
       res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(res.statusCode ?? 0));
+      const answered = () => { clearTimeout(deadline); resolve(status!); };
+      res.on('end', answered);
+      res.on('error', answered);
+      res.on('close', answered);
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)));
-    req.on('error', (e) => reject(e));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${limit / 1000} s`)));
+    req.on('error', (e) => {
+      clearTimeout(deadline);
+      if (status !== undefined) resolve(status);
+      else reject(e);
+    });
     req.end(a.body);
   });
 }

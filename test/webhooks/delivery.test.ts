@@ -3,6 +3,9 @@
 // verified with the standardwebhooks package; retries after a 500 with the same webhook-id;
 // removal, 410 Gone, the three-day limit; organizations never see each other's events.
 import test from 'ava';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { sendAttempt } from '../../src/webhooks/send.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { svc } from '../helpers/cli.ts';
@@ -220,4 +223,33 @@ test.serial('a rolled-back write leaves no delivery and no job', async (t) => {
   }
   t.is((await app.db.owner.query('select count(*)::int as n from app_public.webhook_deliveries where subscription_id = $1', [s.id])).rows[0].n, 0);
   t.is(await jobs(), before);
+});
+
+test('an attempt has one deadline for the whole answer: a receiver trickling its headers, or its body after a 200, is cut off', async (t) => {
+  // headers a byte at a time, never finished; then a 200 whose body never ends
+  const trickle = (chunks: string[], every: number) => createServer((socket) => {
+    let i = 0;
+    const timer = setInterval(() => socket.write(chunks[Math.min(i++, chunks.length - 1)]!), every);
+    socket.on('close', () => clearInterval(timer));
+    socket.on('error', () => clearInterval(timer));
+  });
+  const servers = [
+    trickle(['H', 'T', 'T', 'P', '/', '1', '.', '1', ' ', 'X-Slow: y\r\n'], 100),
+    trickle(['HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n', 'x'], 100),
+  ];
+  const attempt = async (server: ReturnType<typeof createServer>) => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const started = Date.now();
+    const outcome = await sendAttempt({ url, secret: `whsec_${Buffer.from('k'.repeat(24)).toString('base64')}`, id: 'msg_1', body: '{}',
+      allowPrivate: true, timeoutMs: 600 }).then((status) => ({ status }), (e: Error) => ({ error: e.message }));
+    server.close();
+    return { ...outcome, ms: Date.now() - started };
+  };
+  const headers = await attempt(servers[0]!);
+  t.like(headers, { error: 'no whole answer within 0.6 s' });
+  t.true(headers.ms < 3000, `${headers.ms} ms`);
+  const body = await attempt(servers[1]!);
+  t.like(body, { status: 200 }, 'the status counts; the body is cut short');
+  t.true(body.ms < 3000, `${body.ms} ms`);
 });
