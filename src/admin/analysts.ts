@@ -130,13 +130,16 @@ export async function createAnalyst(pool: pg.Pool, ownerUrl: string, a: AnalystC
 }
 
 /**
- * Drops an analyst's role and mapping; its open sessions on this server are ended. On a replica
- * the role disappears when the drop is replayed: no new connection, and an open session loses
- * svc_analyst's rights with it.
+ * Drops an analyst's role and mapping. First the role may no longer log in and its open sessions
+ * on this server are ended (a session's temporary tables would keep the role from being dropped);
+ * then what it came to own anyway (a large object made on the primary: the functions for them are
+ * PostgreSQL's, open to everyone) is dropped with it. On a replica the role disappears when the
+ * drop is replayed: no new connection, and an open session loses svc_analyst's rights with it.
  */
 export async function revokeAnalyst(pool: pg.Pool, name: string | undefined) {
   if (name === undefined) throw new AdminError('--name is required');
   const role = roleName(name);
+  const ident = pg.escapeIdentifier(role);
   const oid = await inTransaction(pool, async (c) => {
     const { rows: [found] } = await c.query(`select oid from pg_roles where rolname = $1`, [role]);
     if (!found) throw new AdminError(`no analyst named ${role}`);
@@ -144,12 +147,19 @@ export async function revokeAnalyst(pool: pg.Pool, name: string | undefined) {
     const { rows } = await c.query(`select 1 from app_private.analysts where role_name = $1`, [role]);
     const member = await c.query(`select pg_has_role($1, 'svc_analyst', 'USAGE') and not rolsuper as is from pg_roles where rolname = $1`, [role]);
     if (!rows.length && !member.rows[0].is) throw new AdminError(`${role} is not an analyst`);
-    await c.query(`delete from app_private.analysts where role_name = $1`, [role]);
-    await c.query(`drop role ${pg.escapeIdentifier(role)}`);
+    await c.query(`alter role ${ident} nologin`);
     return found.oid as number;
   });
-  // by oid: pg_stat_activity names no role once it is dropped
+  // by oid, waiting up to 5 s for each session to end
   const { rows } = await pool.query(
-    `select count(*) filter (where pg_terminate_backend(pid))::int as ended from pg_stat_activity where usesysid = $1`, [oid]);
+    `select count(*) filter (where pg_terminate_backend(pid, 5000))::int as ended from pg_stat_activity where usesysid = $1`, [oid]);
+  await inTransaction(pool, async (c) => {
+    await c.query(`delete from app_private.analysts where role_name = $1`, [role]);
+    // DROP OWNED needs the role's privileges: a superuser has them, a CREATEROLE owner grants itself the role
+    const { rows: [me] } = await c.query(`select rolsuper from pg_roles where rolname = current_user`);
+    if (!me.rolsuper) await c.query(`grant ${ident} to current_user`);
+    await c.query(`drop owned by ${ident}`);
+    await c.query(`drop role ${ident}`);
+  });
   return { name: role, revoked: true, sessions_ended: rows[0].ended };
 }

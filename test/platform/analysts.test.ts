@@ -236,6 +236,23 @@ test.serial('writes are refused: on the replica, and on the primary by the analy
   } finally {
     await c.end();
   }
+  // PostgreSQL's large-object functions are everyone's: what an analyst makes with them on the
+  // primary, and a temporary table of a session still open, do not keep its revocation from working
+  const leaving = await make('lo_maker', { org: org.a });
+  const lo = new pg.Client(pair.replicaUrlAs(leaving.name, leaving.password).replace(/:(\d+)\/svc$/, `:${new URL(pair.primaryUrl).port}/svc`));
+  await lo.connect();
+  lo.on('error', () => undefined);
+  try {
+    await lo.query(`set default_transaction_read_only = off`);
+    await lo.query(`select lo_from_bytea(0, 'x')`);
+    await lo.query(`create temporary table kept (x int)`);
+    t.like(await revokeAnalyst(primary, leaving.name), { revoked: true, sessions_ended: 1 });
+  } finally {
+    await lo.end().catch(() => undefined);
+  }
+  const { rows: [gone] } = await primary.query(`select (select count(*) from pg_roles where rolname = $1)::int as roles,
+    (select count(*) from pg_largeobject_metadata m join pg_roles r on r.oid = m.lomowner where r.rolname = $1)::int as objects`, [leaving.name]);
+  t.deepEqual(gone, { roles: 0, objects: 0 });
   const { rows } = await primary.query(`select count(*)::int as n from app_public.tags where name = 'x'`);
   t.is(rows[0].n, 0, 'nothing written');
 });
