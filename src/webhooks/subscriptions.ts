@@ -41,6 +41,8 @@ export async function checkWebhookUrl(value: string | undefined, allowPrivate: b
     throw new AdminError('--url must be https (http only with SVC_WEBHOOKS_ALLOW_PRIVATE=1)');
   }
   if (url.username || url.password || url.hash || value.includes('#')) throw new AdminError('--url carries no credentials or fragment');
+  // what is stored is the URL written out (percent-encoded), which can be longer than what was sent
+  if (url.href.length > 2000) throw new AdminError('--url must be an https URL of at most 2000 characters (percent-encoded)');
   await checkedAddresses(url, allowPrivate).catch((e: unknown) => {
     if (e instanceof AddressRefused) {
       throw new AdminError(e.reason === 'private'

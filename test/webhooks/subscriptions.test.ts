@@ -8,6 +8,7 @@ import { deliverWebhook } from '../../src/webhooks/webhook_deliver.ts';
 import { RETRY_FOR_MS, retryDelayMs } from '../../src/webhooks/events.ts';
 import { addWebhook, listWebhooks, newSecret, removeWebhook } from '../../src/webhooks/subscriptions.ts';
 import { AdminError } from '../../src/admin/commands.ts';
+import { isPrivateAddress } from '../../src/platform/addresses.ts';
 import { runOnce } from 'graphile-worker';
 import pg from 'pg';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
@@ -77,6 +78,15 @@ test.serial('bad input and URLs on the service\'s own network exit 2 with one li
     [['add', '--org', org, '--url', 'https://169.254.169.254/latest', '--events', 'all'], /private address/],
     [['add', '--org', org, '--url', 'https://10.1.2.3/h', '--events', 'all'], /private address/],
     [['add', '--org', org, '--url', 'https://[::ffff:192.168.0.1]/h', '--events', 'all'], /private address/],
+    // IPv4 inside IPv6: NAT64, compatible, translated, 6to4, mapped in hex
+    [['add', '--org', org, '--url', 'https://[64:ff9b::a9fe:a9fe]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://[::7f00:1]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://[::ffff:0:7f00:1]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://[2002:a00:1::1]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://[::ffff:a9fe:a9fe]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://[64:ff9b:1::1]/h', '--events', 'all'], /private address/],
+    // longer once percent-encoded than sent
+    [['add', '--org', org, '--url', `https://example.com/${'é'.repeat(700)}`, '--events', 'all'], /at most 2000 characters/],
     [['add', '--org', org, '--url', 'https://no-such-host.invalid/h', '--events', 'all'], /does not resolve/],
     [['remove', '--id', '00000000-0000-4000-8000-000000000000'], /no webhook with id/],
     [['remove'], /--id must be a uuid/],
@@ -156,6 +166,13 @@ test.serial('the worker refuses a private address at delivery time unless allowe
   } finally {
     await rx.close();
   }
+});
+
+test('public addresses stay public, IPv4 inside IPv6 included', (t) => {
+  for (const a of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '64:ff9b::5db8:d822', '::ffff:93.184.216.34', '2002:5db8:d822::1']) {
+    t.false(isPrivateAddress(a), a);
+  }
+  for (const a of ['::', '::1', '64:ff9b::7f00:1', '::ffff:10.0.0.1', '2002:c0a8:101::', 'fe80::1', '::a9fe:a9fe']) t.true(isPrivateAddress(a), a);
 });
 
 test('the retry schedule: 30 s doubling to at most 6 h, less up to a fifth at random, about twenty attempts in three days', (t) => {
