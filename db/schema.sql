@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000035) and migrations/current/ (none) leave.
--- migrations sha256:472116f79d47d61db8a0dde14497b579cbc876c32508112f62bd5fc56c8541ff
+-- The schema that migrations/committed/ (000001–000036) and migrations/current/ (none) leave.
+-- migrations sha256:bdb4301a3cf822d2c36a142bd6fed0bb7f554a7266e40d52074c6f48fc12d25b
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -22236,6 +22236,54 @@ GRANT ALL ON FUNCTION app_public.sequences_update(sequence_id uuid, patch jsonb)
 
 REVOKE ALL ON FUNCTION app_public.territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_public.territories_list(location_id uuid, postal_code text, country_code text, page integer, page_size integer) TO svc_request;
+
+--
+-- Name: FUNCTION lo_creat(integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.lo_creat(integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION lo_create(oid); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.lo_create(oid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION lo_from_bytea(oid, bytea); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.lo_from_bytea(oid, bytea) FROM PUBLIC;
+
+--
+-- Name: FUNCTION lo_put(oid, bigint, bytea); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.lo_put(oid, bigint, bytea) FROM PUBLIC;
+
+--
+-- Name: FUNCTION lo_truncate(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.lo_truncate(integer, integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION lo_truncate64(integer, bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.lo_truncate64(integer, bigint) FROM PUBLIC;
+
+--
+-- Name: FUNCTION lo_unlink(oid); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.lo_unlink(oid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION lowrite(integer, bytea); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.lowrite(integer, bytea) FROM PUBLIC;
 
 --
 -- Name: TABLE appointment_occurrences; Type: ACL; Schema: app_public; Owner: svc_owner

@@ -107,10 +107,10 @@ test('users as operator-cli.md\'s booking example writes them, without name or e
   t.truthy(out.team_member_ids.sam);
   const { rows } = await db.owner.query(`select p.name, p.email::text as email, p.role, sp.display_name from app_public.people p
       left join app_public.staff_profiles sp on sp.organization_id = p.organization_id and sp.person_id = p.id
-     where p.organization_id = $1 order by p.created_at, p.id`, [out.organization_id]);
+     where p.organization_id = $1 order by p.email`, [out.organization_id]);
   t.deepEqual(rows, [
-    { name: 'sam', email: 'sam@people.invalid', role: 'member', display_name: 'sam' },
     { name: 'Pat Lee', email: 'pat-lee@people.invalid', role: 'member', display_name: 'Pat Lee' },
+    { name: 'sam', email: 'sam@people.invalid', role: 'member', display_name: 'sam' },
   ]);
 });
 

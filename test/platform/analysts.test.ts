@@ -236,15 +236,17 @@ test.serial('writes are refused: on the replica, and on the primary by the analy
   } finally {
     await c.end();
   }
-  // PostgreSQL's large-object functions are everyone's: what an analyst makes with them on the
-  // primary, and a temporary table of a session still open, do not keep its revocation from working
+  // PostgreSQL's large-object functions are everyone's by default: taken from PUBLIC (migration
+  // 000036), an analyst makes no large object on the primary; a temporary table of a session
+  // still open does not keep its revocation from working
   const leaving = await make('lo_maker', { org: org.a });
   const lo = new pg.Client(pair.replicaUrlAs(leaving.name, leaving.password).replace(/:(\d+)\/svc$/, `:${new URL(pair.primaryUrl).port}/svc`));
   await lo.connect();
   lo.on('error', () => undefined);
   try {
     await lo.query(`set default_transaction_read_only = off`);
-    await lo.query(`select lo_from_bytea(0, 'x')`);
+    await t.throwsAsync(lo.query(`select lo_from_bytea(0, 'x')`), { code: '42501' });
+    await t.throwsAsync(lo.query(`select lo_create(0)`), { code: '42501' });
     await lo.query(`create temporary table kept (x int)`);
     t.like(await revokeAnalyst(primary, leaving.name), { revoked: true, sessions_ended: 1 });
   } finally {
