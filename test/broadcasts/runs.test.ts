@@ -5,6 +5,7 @@
 import test from 'ava';
 import pg from 'pg';
 import type { TestApp } from '../helpers/app.ts';
+import { svc } from '../helpers/cli.ts';
 import { recording, runJobs, sinkOnly } from '../helpers/messages.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { fireDue } from '../../src/broadcasts/fire.ts';
@@ -211,4 +212,20 @@ test.serial('a deactivated broadcast sends nothing more: its run ends with the r
   await drainBroadcasts(app.db);
   t.like((await runsOf(app.db, id))[0], { status: 'completed', sent: 0, cancelled: 5 });
   t.is((await outboxOf(app.db, id)).length, 0);
+});
+
+test.serial('svc admin jobs drain fires a schedule that came due with no job queued for it (as the every-minute cron would), and sends the run', async (t) => {
+  const audience = await insertAudience(app.db, org(), [acme.ids.ann!, acme.ids.bob!], 'Drained');
+  const id = await insertBroadcast(app.db, org(), audience, { name: 'Drained news' });
+  t_ok(await request('PUT', id, '', { schedule_kind: 'once', send_at: inAYear() }));
+  t_ok(await request('POST', id, '/start'));
+  // its time has come, and nothing was queued for it: only the cron's fire finds it
+  await app.db.owner.query(`update app_public.broadcast_schedules set next_fire_at = clock_timestamp() - interval '1 second' where sequence_id = $1`, [id]);
+  await app.db.owner.query(`delete from graphile_worker._private_jobs j using graphile_worker._private_tasks k
+     where k.id = j.task_id and k.identifier = 'broadcast_fire'`);
+  const res = await svc(['admin', 'jobs', 'drain', '--timeout', '60'], { databaseUrl: app.db.ownerUrl });
+  t.is(res.code, 0, res.stderr);
+  const [run] = await runsOf(app.db, id);
+  t.like(run, { status: 'completed', recipients: 2, sent: 2 });
+  t.deepEqual((await outboxOf(app.db, id)).map((m) => m.recipient), ['ann@example.com', 'bob@example.com']);
 });
