@@ -9,7 +9,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import { ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult, type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Config } from '../config.ts';
 import { bearerKey, credentialHash } from '../auth/keys.ts';
@@ -64,6 +67,8 @@ function guardedRead(op: AnyOperation): AnyOperation | undefined {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const CALL_META = CallToolRequestSchema.shape.params.shape._meta;
+
 /** The tool and arguments of a body that is one well-formed tools/call request, else undefined. */
 interface LoneCall { id: string | number; name: string; args: Record<string, unknown> }
 function loneCall(json: unknown): LoneCall | undefined {
@@ -76,7 +81,8 @@ function loneCall(json: unknown): LoneCall | undefined {
   if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
   // anything else in params (a task to create, say) is for the SDK's server to answer
   if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments' && k !== '_meta')) return undefined;
-  if (params._meta !== undefined && !isPlainObject(params._meta)) return undefined;
+  // _meta as the SDK's schema has it (a progress token is a string or an integer, say)
+  if (params._meta !== undefined && !CALL_META.safeParse(params._meta).success) return undefined;
   const args = params.arguments ?? {};
   if (!isPlainObject(args)) return undefined;
   return { id: m.id as string | number, name: params.name, args };
@@ -142,7 +148,7 @@ const validator = new SharedValidator();
 // tool result with isError. Registered under CallToolRequestSchema itself, the request would be
 // parsed first by the generic layer, whose failure is -32603 (internal error). The arguments
 // arrive as sent: the schema's record would drop a `__proto__` key unseen.
-const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
 
 const SERVER_INFO = { name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' };
@@ -239,8 +245,63 @@ export function mcpMessageCount(req: Request): number {
   return Array.isArray(json) ? Math.max(1, json.length) : 1;
 }
 
-function jsonRpcError(res: Response, code: number, message: string): void {
-  res.status(400).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+function jsonRpcError(res: Response, code: number, message: string, id: string | number | null = null, status = 400): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id });
+}
+
+const isId = (id: unknown): id is string | number => typeof id === 'string' || Number.isSafeInteger(id);
+
+/** Why a message is not JSON-RPC 2.0 as MCP allows it (ids are strings or integers, never null), else undefined. */
+function invalidMessage(m: unknown): string | undefined {
+  if (!isPlainObject(m)) return 'a message is a JSON object';
+  if (m.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  if ('method' in m) {
+    if (typeof m.method !== 'string') return 'method must be a string';
+    const other = Object.keys(m).find((k) => !['jsonrpc', 'id', 'method', 'params'].includes(k));
+    if (other !== undefined) return `a request has no member ${JSON.stringify(other)}`;
+    if ('id' in m && !isId(m.id)) return 'id must be a string or an integer';
+    return undefined;
+  }
+  if (('result' in m || 'error' in m) && 'id' in m) return undefined;
+  return 'a message is a request, a notification or a response';
+}
+
+// The requests this server answers, as the SDK's schemas state their params. The SDK's server
+// parses them in a way whose failure it answers -32603 (internal error), with the parser's dump.
+const REQUESTS: Record<string, z.ZodType> = {
+  initialize: InitializeRequestSchema, ping: PingRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema,
+};
+
+/**
+ * JSON-RPC's refusals that the SDK's transport gets wrong, answered before it: a body that is
+ * JSON but not JSON-RPC is -32600 (invalid request; the transport says -32700, parse error), as
+ * are an empty batch and a batch whose requests share an id (the transport answers them by id,
+ * so one would be lost while both run); a lone request whose params do not fit its method is
+ * -32602 (invalid params) with its id. Within a batch, params are the SDK's to check.
+ */
+function refusal(json: unknown): { code: number; message: string; id: string | number | null; status: number } | undefined {
+  const invalid = (message: string) => ({ code: -32600, message: `Invalid Request: ${message}`, id: null, status: 400 });
+  if (Array.isArray(json)) {
+    if (json.length === 0) return invalid('an empty batch');
+    const ids = new Set<string | number>();
+    for (const m of json) {
+      const why = invalidMessage(m);
+      if (why) return invalid(why);
+      const { id, method } = m as { id?: string | number; method?: unknown };
+      if (method === undefined || id === undefined) continue;
+      if (ids.has(id)) return invalid(`two requests of the batch have the id ${JSON.stringify(id)}`);
+      ids.add(id);
+    }
+    return undefined;
+  }
+  const why = invalidMessage(json);
+  if (why) return invalid(why);
+  const m = json as { id?: string | number; method?: string };
+  const schema = m.method !== undefined && m.id !== undefined ? REQUESTS[m.method] : undefined;
+  const parsed = schema?.safeParse(json);
+  if (!parsed || parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  return { code: -32602, message: `Invalid params: ${issue.path.join('.')}: ${issue.message}`, id: m.id!, status: 200 };
 }
 
 /**
@@ -291,6 +352,8 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     if (Array.isArray(body.json) && body.json.length > MCP_BATCH_LIMIT) {
       return jsonRpcError(res, -32600, `Invalid Request: at most ${MCP_BATCH_LIMIT} messages in one batch`);
     }
+    const refused = refusal(body.json);
+    if (refused) return jsonRpcError(res, refused.code, refused.message, refused.id, refused.status);
     const missing = ACCESS_TOKEN_PATTERN.test(key) ? missingScope(body.json, byName, callable, rows[0]!.scopes as string[]) : null;
     if (missing) {
       // MCP "Runtime Insufficient Scope Errors": an OAuth client gets a 403 whose challenge names
@@ -309,7 +372,7 @@ async function serve(req: Request, res: Response, server: Server, transport: Web
     void server.close();
   });
   await server.connect(transport);
-  await send(res, await transport.handleRequest(webRequest(req), { parsedBody: json }));
+  await send(res, await transport.handleRequest(webRequest(req), { parsedBody: json }), Array.isArray(json));
 }
 
 const listsTools = (json: unknown): boolean =>
@@ -326,8 +389,12 @@ function webRequest(req: Request): globalThis.Request {
   return new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`, { method: req.method, headers });
 }
 
-/** Writes the transport's answer: JSON in one write, an SSE stream as its events come. */
-async function send(res: Response, answer: globalThis.Response): Promise<void> {
+/**
+ * Writes the transport's answer: JSON in one write, an SSE stream as its events come. A batch is
+ * answered with an array (JSON-RPC 2.0, 6), which the transport leaves out when one message of
+ * it answers.
+ */
+async function send(res: Response, answer: globalThis.Response, batch: boolean): Promise<void> {
   res.status(answer.status);
   answer.headers.forEach((value, name) => res.setHeader(name, value));
   if (!answer.body) {
@@ -335,7 +402,9 @@ async function send(res: Response, answer: globalThis.Response): Promise<void> {
     return;
   }
   if (!answer.headers.get('content-type')?.startsWith('text/event-stream')) {
-    res.end(Buffer.from(await answer.arrayBuffer()));
+    const text = await answer.text();
+    res.removeHeader('content-length');
+    res.end(batch && answer.ok && !text.trimStart().startsWith('[') ? `[${text}]` : text);
     return;
   }
   res.flushHeaders();

@@ -23,7 +23,8 @@ export function inputSchemaOf(op: AnyOperation): Tool['inputSchema'] {
     ...(op.query?.shape ?? {}),
     ...(op.body?.shape ?? {}),
   };
-  return { ...jsonSchemaOf(z.object(shape), 'input'), type: 'object' } as Tool['inputSchema'];
+  // strict, as validateInput is: an argument the tool does not name is refused, so the schema says so
+  return { ...jsonSchemaOf(z.strictObject(shape), 'input'), type: 'object' } as Tool['inputSchema'];
 }
 
 const isObjectSchema = (s: unknown): boolean => {
@@ -68,18 +69,22 @@ export function structuredOf(op: AnyOperation, body: unknown, wrap = wrapsOutput
  * - destructiveHint: a write that removes, cancels or sends, which cannot be undone (DELETE, or
  *   flagged confirm); adding and setting are not;
  * - idempotentHint: the same arguments again change nothing more (reads; PUT, PATCH, DELETE; or an
- *   operation replaying by idempotency key);
+ *   operation whose idempotency key is required, so that the same arguments carry the same key:
+ *   where the key is optional, a retry without one writes again, a second note say);
  * - openWorldHint: the call may reach people outside the service (a confirmed write other than a
  *   DELETE: a text, an email, an enrollment that sends, a cancellation the customer is told of);
  *   reads and the other writes stay inside.
  */
+const requiresKey = (op: AnyOperation): boolean =>
+  op.idempotent && op.body?.shape.idempotency_key?.safeParse(undefined).success === false;
+
 export function annotationsOf(op: AnyOperation): NonNullable<Tool['annotations']> {
   const readOnly = op.method === 'GET' || (op.scope?.endsWith(':read') ?? false);
   return {
     title: op.summary,
     readOnlyHint: readOnly,
     destructiveHint: !readOnly && (op.method === 'DELETE' || op.confirm),
-    idempotentHint: readOnly || op.method === 'PUT' || op.method === 'PATCH' || op.method === 'DELETE' || op.idempotent,
+    idempotentHint: readOnly || op.method === 'PUT' || op.method === 'PATCH' || op.method === 'DELETE' || requiresKey(op),
     openWorldHint: !readOnly && op.confirm && op.method !== 'DELETE',
   };
 }

@@ -205,7 +205,7 @@ test('MCP: the audience tools per credential, their hints, and calls answering a
   t.like(tool('audiences_remove_member')._meta, { 'svc/confirm': true, 'svc/changes': ['audiences'] });
   t.true(tool('audiences_remove_member').annotations!.destructiveHint);
   t.like(tool('audiences_create')._meta, { 'svc/confirm': false, 'svc/changes': ['audiences'] });
-  t.true(tool('audiences_create').annotations!.idempotentHint);
+  t.false(tool('audiences_create').annotations!.idempotentHint, 'its idempotency key is optional');
   t.truthy((tool('audiences_preview_count').inputSchema.properties as Record<string, unknown>).rules);
   const member = await withClient(acme.keys.member_key!, async (c) => (await c.listTools()).tools.map((x) => x.name).filter((n) => n.startsWith('audiences_')).sort());
   t.deepEqual(member, ['audiences_count', 'audiences_get', 'audiences_list', 'audiences_preview_count']);

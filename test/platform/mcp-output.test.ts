@@ -35,7 +35,7 @@ test('every tool has an object outputSchema that compiles, and all four hints', 
   t.like(tools.get('audiences_preview_count')!.annotations, { readOnlyHint: true }, 'a POST under a read scope');
   t.like(tools.get('contacts_remove_tag')!.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
   t.like(tools.get('conversations_send_sms')!.annotations, { readOnlyHint: false, destructiveHint: true, openWorldHint: true });
-  t.like(tools.get('contacts_add_note')!.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+  t.like(tools.get('contacts_add_note')!.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
   t.like(tools.get('contacts_update')!.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: true });
 });
 
@@ -130,5 +130,54 @@ test('a lone read call answers as the SDK\'s transport does; an unsupported prot
   const extra = await mcpRpc(app, { ...body, surprise: 1 }, { ...auth, accept: 'application/json' });
   t.is(extra.status, 400);
   const meta = await mcpRpc(app, { ...body, params: { ...body.params, _meta: 5 } }, { ...auth, accept: 'application/json' });
-  t.like(await meta.json(), { error: { code: -32700 } }, 'the SDK refuses it as no JSON-RPC message');
+  t.like(await meta.json(), { error: { code: -32602 }, id: 'abc' }, 'params that do not fit tools/call');
+  // a _meta the SDK's schema refuses is refused alike, whichever answer the client prefers
+  const token = { ...body, params: { ...body.params, _meta: { progressToken: { a: 1 } } } };
+  for (const accept of ['application/json', 'text/event-stream, application/json']) {
+    const res = await mcpRpc(app, token, { ...auth, accept });
+    t.like(rpcMessages(await res.text()), { error: { code: -32602 }, id: 'abc' }, accept);
+  }
+});
+
+test('JSON-RPC refusals: not JSON-RPC is -32600, params that do not fit the method -32602 with the id', async (t) => {
+  const auth = { authorization: `Bearer ${acme.keys.org}`, accept: 'application/json' };
+  for (const message of [null, [1], 5, { jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' },
+    { jsonrpc: '2.0', id: true, method: 'ping' }, { jsonrpc: '2.0', id: 1.5, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 7 },
+    { jsonrpc: '2.0', id: 1 }, []]) {
+    const res = await mcpRpc(app, message, auth);
+    t.is(res.status, 400, JSON.stringify(message));
+    t.like(await res.json(), { jsonrpc: '2.0', error: { code: -32600 }, id: null }, JSON.stringify(message));
+  }
+  for (const message of [{ jsonrpc: '2.0', id: 7, method: 'tools/call' }, { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { cursor: 5 } },
+    { jsonrpc: '2.0', id: 7, method: 'initialize' }, { jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-06-18' } }]) {
+    const res = await mcpRpc(app, message, auth);
+    t.is(res.status, 200, JSON.stringify(message));
+    const answer = await res.json();
+    t.like(answer, { jsonrpc: '2.0', error: { code: -32602 }, id: 7 }, JSON.stringify(message));
+    t.regex(answer.error.message, /^Invalid params: /);
+  }
+});
+
+test('a batch is answered with an array, even of one; two requests of a batch with one id are refused and neither runs', async (t) => {
+  const auth = { authorization: `Bearer ${acme.keys.org}`, accept: 'application/json' };
+  const one = await mcpRpc(app, [{ jsonrpc: '2.0', id: 'a', method: 'ping' }], auth);
+  t.deepEqual(await one.json(), [{ jsonrpc: '2.0', id: 'a', result: {} }]);
+  const withNotification = await mcpRpc(app, [{ jsonrpc: '2.0', id: 'b', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }], auth);
+  t.deepEqual(await withNotification.json(), [{ jsonrpc: '2.0', id: 'b', result: {} }]);
+  const notes = async () => (await app.db.owner.query(`select count(*)::int as n from app_public.contact_notes where contact_id = $1`, [acme.ids.ann])).rows[0].n;
+  const before = await notes();
+  const note = (body: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'contacts_add_note', arguments: { contactId: acme.ids.ann, body } } });
+  const twice = await mcpRpc(app, [note('first'), note('second')], auth);
+  t.is(twice.status, 400);
+  t.like(await twice.json(), { error: { code: -32600, message: 'Invalid Request: two requests of the batch have the id 1' } });
+  t.is(await notes(), before);
+});
+
+test('input schemas refuse what the call refuses; only a required idempotency key makes a write idempotent', async (t) => {
+  t.is(tools.get('contacts_add_note')!.inputSchema.additionalProperties, false);
+  t.is(tools.get('contacts_get')!.inputSchema.additionalProperties, false);
+  const extra = await mcpCall(app, acme.keys.org!, 'contacts_add_note', { contactId: acme.ids.ann, body: 'x', nope: 1 });
+  t.like(errorEnvelope(extra.body.result), { statusCode: 400 });
+  for (const name of ['contacts_add_note', 'audiences_create', 'sequences_create']) t.false(tools.get(name)!.annotations!.idempotentHint, name);
+  t.true(tools.get('appointments_create')!.annotations!.idempotentHint, 'its key is required');
 });

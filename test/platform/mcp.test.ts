@@ -67,7 +67,7 @@ test('tools carry hints and the confirm/changes flags', async (t) => {
     t.deepEqual(me._meta, { 'svc/confirm': false, 'svc/changes': [] });
     const queue = tools.get('probe_queue')!;
     t.is(queue.annotations?.readOnlyHint, false);
-    t.is(queue.annotations?.idempotentHint, true);
+    t.is(queue.annotations?.idempotentHint, false, 'its idempotency key is optional');
     t.deepEqual(Object.keys(queue.inputSchema.properties ?? {}).sort(), ['idempotency_key', 'to']);
     const get = tools.get('probe_contact_get')!;
     t.deepEqual(get.inputSchema.required, ['contactId']);
