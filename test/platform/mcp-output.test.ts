@@ -152,7 +152,7 @@ test('JSON-RPC refusals: not JSON-RPC is -32600, params that do not fit the meth
     { jsonrpc: '2.0', id: 7, method: 'initialize' }, { jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-06-18' } }]) {
     const res = await mcpRpc(app, message, auth);
     t.is(res.status, 200, JSON.stringify(message));
-    const answer = await res.json();
+    const answer = await res.json() as { error: { message: string } };
     t.like(answer, { jsonrpc: '2.0', error: { code: -32602 }, id: 7 }, JSON.stringify(message));
     t.regex(answer.error.message, /^Invalid params: /);
   }
