@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000036) and migrations/current/ (none) leave.
--- migrations sha256:bdb4301a3cf822d2c36a142bd6fed0bb7f554a7266e40d52074c6f48fc12d25b
+-- The schema that migrations/committed/ (000001–000037) and migrations/current/ (none) leave.
+-- migrations sha256:36e642cef828f2d94f80c8366e5469e9fc0ed361cabb51421d16b5bf856143ce
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1237,14 +1237,7 @@ CREATE FUNCTION app_hidden.booking_options(organization_id uuid, location_id uui
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select jsonb_build_object(
-    'location_id', booking_options.location_id,
-    'offerings', coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'duration_minutes', o.duration_minutes)
-                                            order by o.name, o.id)
-                             from app_public.offerings o
-                            where o.organization_id = booking_options.organization_id and o.location_id = booking_options.location_id), '[]'),
-    'team_member_ids', coalesce(to_jsonb(array(select app_hidden.location_team_members(booking_options.organization_id,
-                                                                                       booking_options.location_id))), '[]'))
+  select app_hidden.location_booking_options(booking_options.organization_id, booking_options.location_id)
 $$;
 
 ALTER FUNCTION app_hidden.booking_options(organization_id uuid, location_id uuid) OWNER TO svc_owner;
@@ -2572,16 +2565,31 @@ begin
     perform app_hidden.raise_error(409, 'conflict', 'Another contact already uses this phone number');
   end if;
 
-  insert into app_public.contacts as x (organization_id, email, name, phone, field_values)
-  values (org, contacts_upsert_row.email, contacts_upsert_row.name, contacts_upsert_row.phone,
-          jsonb_strip_nulls(coalesce(custom_fields, '{}')))
-  on conflict (organization_id, email_key) do update
-     set name = coalesce(excluded.name, x.name),
-         phone = coalesce(excluded.phone, x.phone),
-         field_values = jsonb_strip_nulls(x.field_values || coalesce(custom_fields, '{}')),
-         last_seen_at = now(),
-         updated_at = now()
-  returning * into c;
+  for attempt in 1..2 loop
+    begin
+      insert into app_public.contacts as x (organization_id, email, name, phone, field_values)
+      values (org, contacts_upsert_row.email, contacts_upsert_row.name, contacts_upsert_row.phone,
+              jsonb_strip_nulls(coalesce(custom_fields, '{}')))
+      on conflict (organization_id, email_key) do update
+         set name = coalesce(excluded.name, x.name),
+             phone = coalesce(excluded.phone, x.phone),
+             field_values = jsonb_strip_nulls(x.field_values || coalesce(custom_fields, '{}')),
+             last_seen_at = now(),
+             updated_at = now()
+      returning * into c;
+      return c;
+    exception when unique_violation then
+      -- Two upserts of one new person at once: ON CONFLICT resolves only the email, so the phone's
+      -- unique index can refuse the second once the first commits. Once more, the email finds that
+      -- contact and updates it; the phone on a contact of another email is the 409 above.
+      if attempt = 2 or (contacts_upsert_row.phone is not null and exists (
+          select 1 from app_public.contacts x
+           where x.organization_id = org and x.phone = contacts_upsert_row.phone
+             and x.email_key is distinct from lower(contacts_upsert_row.email::text))) then
+        perform app_hidden.raise_error(409, 'conflict', 'Another contact already uses this phone number');
+      end if;
+    end;
+  end loop;
   return c;
 end $$;
 
@@ -2807,9 +2815,10 @@ declare
 begin
   cv := app_private.conversation_locked_for_write(conversation_id);
   select * into c from app_public.contacts x where x.organization_id = org and x.id = cv.contact_id;
+  -- the person a personal key acts for is the message's author on every channel (none for other keys)
+  select * into person from app_public.people p where p.organization_id = org and p.id = app_hidden.current_user_id() and p.active;
   if cv.channel = 'email' then
     -- rule 3: an email goes out as a person
-    select * into person from app_public.people p where p.organization_id = org and p.id = app_hidden.current_user_id() and p.active;
     if person.id is null then
       perform app_hidden.raise_error(422, 'no_acting_user',
         'An email reply goes out as a person: use a personal key (this credential acts for no one)');
@@ -3601,7 +3610,7 @@ CREATE FUNCTION app_hidden.dashboard_create_key(kind text, name text, key_role t
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  me app_public.people := app_hidden.dashboard_actor();
+  me app_public.people;
   locs uuid[] := coalesce(location_ids, '{}');
   own_locs uuid[];
   k_kind text;
@@ -3609,6 +3618,12 @@ declare
   k_powers text[] := coalesce(powers, '{}');
   new_id uuid;
 begin
+  -- The person's row is locked first, then read afresh: a change of role committing meanwhile
+  -- (which revokes the person's organization keys by trigger, migration 000001) is waited for
+  -- and seen, and one that comes later waits for this key and revokes it too.
+  perform 1 from app_public.people p
+   where p.organization_id = app_hidden.current_org_id() and p.id = app_hidden.current_user_id() for share;
+  me := app_hidden.dashboard_actor();
   if kind not in ('personal', 'organization', 'organization_role', 'location_limited') then
     perform app_hidden.raise_error(400, 'bad_request', 'Choose a kind of key');
   end if;
@@ -6830,7 +6845,7 @@ begin
   return jsonb_build_object(
     'total', total,
     'items', (select coalesce(jsonb_agg(app_hidden.enrollment_json(e)
-                       || jsonb_build_object('next_send_at', coalesce(e.next_step_due_at, e.next_run_at))
+                       || jsonb_build_object('next_send_at', coalesce(e.next_run_at, e.next_step_due_at))
                        order by e.created_at desc, e.id), '[]')
                 from app_public.enrollments e where e.organization_id = org and e.id = any(ids)));
 end $$;
@@ -7360,7 +7375,9 @@ declare
   s app_public.sequences;
   e app_public.enrollments;
 begin
-  select * into s from app_public.sequences x where x.organization_id = org and x.id = sequences_enroll_write.sequence_id;
+  -- for share: a pause, deactivation or change of steps committing meanwhile is waited for and
+  -- seen, and one that comes later waits for this enrollment and takes it along
+  select * into s from app_public.sequences x where x.organization_id = org and x.id = sequences_enroll_write.sequence_id for share;
   if not found or not app_hidden.current_may_write_sequence(s.location_id) then
     perform app_hidden.raise_error(403, 'insufficient_role', 'This credential may not enroll contacts in this sequence');
   end if;
@@ -7556,7 +7573,7 @@ COMMENT ON FUNCTION app_hidden.slots_from_now(answer jsonb) IS 'An availability 
 CREATE FUNCTION app_hidden.step_delay(step jsonb) RETURNS interval
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-  select coalesce((step->'delay'->>'days')::numeric, 0) * interval '1 day'
+  select coalesce((step->'delay'->>'days')::numeric, 0) * interval '24 hours'
        + coalesce((step->'delay'->>'hours')::numeric, 0) * interval '1 hour'
        + coalesce((step->'delay'->>'minutes')::numeric, 0) * interval '1 minute'
 $$;
@@ -7567,7 +7584,39 @@ ALTER FUNCTION app_hidden.step_delay(step jsonb) OWNER TO svc_owner;
 -- Name: FUNCTION step_delay(step jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.step_delay(step jsonb) IS 'The delay of a step ({days, hours, minutes}) as an interval; none is zero.';
+COMMENT ON FUNCTION app_hidden.step_delay(step jsonb) IS 'The delay of a step ({days, hours, minutes}) as elapsed time, a day as 24 hours; none is zero. app_hidden.step_due counts days on a calendar.';
+
+--
+-- Name: step_due(uuid, uuid, jsonb, timestamp with time zone); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  days numeric := coalesce((step->'delay'->>'days')::numeric, 0);
+  zone text;
+begin
+  if days = 0 then
+    return at + app_hidden.step_delay(step);
+  end if;
+  zone := (app_hidden.sequence_send_schedule(step_due.organization_id, step_due.send_schedule_id)).timezone;
+  if zone is null then
+    return at + app_hidden.step_delay(step);
+  end if;
+  return ((at at time zone zone) + days * interval '1 day') at time zone zone
+       + coalesce((step->'delay'->>'hours')::numeric, 0) * interval '1 hour'
+       + coalesce((step->'delay'->>'minutes')::numeric, 0) * interval '1 minute';
+end $$;
+
+ALTER FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone) IS 'When a step given at `at` is due: its days on the send schedule''s calendar (the same local time), its hours and minutes elapsed; days of 24 hours without a schedule.';
 
 --
 -- Name: team_time(app_public.locations, uuid[], uuid[], tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -8022,7 +8071,7 @@ begin
     perform app_private.end_enrollments(e.organization_id, array[e.id], 'completed', 'last_step');
     return;
   end if;
-  due := at + app_hidden.step_delay(step);
+  due := app_hidden.step_due(e.organization_id, s.send_schedule_id, step, at);
   update app_public.enrollments x
      set current_step_index = idx, current_step_key = step->>'step_key', next_step_due_at = due,
          next_run_at = app_hidden.sequence_next_run(e.organization_id, s.send_schedule_id, due), updated_at = at
@@ -8076,7 +8125,7 @@ begin
       perform app_private.end_enrollments_set(advance_enrollments.organization_id, g.ids, 'completed', 'last_step');
       continue;
     end if;
-    due := at + app_hidden.step_delay(step);
+    due := app_hidden.step_due(advance_enrollments.organization_id, s.send_schedule_id, step, at);
     update app_public.enrollments x
        set current_step_index = idx, current_step_key = step->>'step_key', next_step_due_at = due,
            next_run_at = app_hidden.sequence_next_run(advance_enrollments.organization_id, s.send_schedule_id, due), updated_at = at
@@ -9690,7 +9739,8 @@ declare
   s app_public.sequences;
 begin
   select * into s from app_public.sequences x
-   where x.organization_id = enroll_by_trigger.organization_id and x.id = enroll_by_trigger.sequence_id;
+   where x.organization_id = enroll_by_trigger.organization_id and x.id = enroll_by_trigger.sequence_id
+   for share; -- as sequences_enroll_write: a concurrent pause or change of steps is waited for
   if not found or s.status <> 'active' or s.kind <> 'automation' or jsonb_array_length(s.steps) = 0 then
     return;
   end if;
@@ -9722,7 +9772,8 @@ declare
   s app_public.sequences;
 begin
   select * into s from app_public.sequences x
-   where x.organization_id = enroll_contact.organization_id and x.id = enroll_contact.sequence_id;
+   where x.organization_id = enroll_contact.organization_id and x.id = enroll_contact.sequence_id
+   for share;
   if not found then
     raise exception 'enroll_contact: no sequence %', enroll_contact.sequence_id;
   end if;
@@ -9879,7 +9930,7 @@ begin
   end if;
   step := s.steps->idx;
   if step is not null then
-    due := at + app_hidden.step_delay(step);
+    due := app_hidden.step_due(s.organization_id, s.send_schedule_id, step, at);
     run_at := app_hidden.sequence_next_run(s.organization_id, s.send_schedule_id, due);
   end if;
 end $$;
@@ -11131,6 +11182,10 @@ begin
      group by f.organization_id, s.id, f.event
      order by f.organization_id, s.id, f.event
   loop
+    -- still active once a pause or deactivation committing meanwhile is waited for (for share)
+    perform 1 from app_public.sequences x
+     where x.organization_id = g.organization_id and x.id = g.sequence_id and x.status = 'active' for share;
+    continue when not found;
     perform count(*) from app_private.enroll_contacts(g.organization_id, g.sequence_id, g.contacts, null, 'event', g.event);
   end loop;
   return null;
@@ -11732,6 +11787,9 @@ begin
     select s.organization_id, s.id, webhook_emit.event, webhook_emit.occurred_at, webhook_emit.data
       from app_public.webhook_subscriptions s
      where s.organization_id = webhook_emit.organization_id and s.status = 'active' and webhook_emit.event = any(s.events)
+    -- a subscription being removed is passed over: its delivery's foreign key would wait for the
+    -- removal and then fail the customer's write (key share is what that key's check takes anyway)
+    for key share of s skip locked
     returning webhook_deliveries.organization_id, webhook_deliveries.id
   loop
     perform app_private.add_job('webhook_deliver', jsonb_build_object('organization_id', d.organization_id, 'delivery_id', d.id),
@@ -12211,7 +12269,8 @@ begin
   window_to := coalesce(window_to, window_from + interval '30 days');
   if window_to <= window_from then
     perform app_hidden.page_error('to', 'must be after from (the window is empty)');
-  elsif window_to > window_from + interval '92 days' then
+  -- 92 days of 24 hours, and the hour an autumn clock change adds to 92 local days
+  elsif window_to > window_from + interval '92 days 1 hour' then
     perform app_hidden.page_error('to', 'at most 92 days after from');
   end if;
   if contact_id is not null then
@@ -12822,7 +12881,7 @@ begin
   select count(*) into total from app_public.enrollments e
    where e.organization_id = org and e.contact_id = contacts_list_enrollments.contact_id;
   select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
-           || jsonb_build_object('sequence_name', s.name, 'next_send_at', p.next_run_at)
+           || jsonb_build_object('sequence_name', s.name, 'next_send_at', coalesce(p.next_run_at, p.next_step_due_at))
            order by p.created_at desc, p.id), '[]')
     into items
     from (select * from app_public.enrollments e
@@ -14089,7 +14148,7 @@ begin
      where e.organization_id = org and e.contact_id = who and e.sequence_id = s.id
        and (sequences_list_enrollments.status is null or e.status = sequences_list_enrollments.status);
     select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
-             || jsonb_build_object('next_send_at', coalesce(p.next_step_due_at, p.next_run_at))
+             || jsonb_build_object('next_send_at', coalesce(p.next_run_at, p.next_step_due_at))
              order by p.created_at desc, p.id), '[]')
       into items
       from (select * from app_public.enrollments e
@@ -14099,7 +14158,7 @@ begin
   else
     total := app_hidden.sequence_enrollment_count(s.id, status);
     select coalesce(jsonb_agg(app_hidden.enrollment_json(p)
-             || jsonb_build_object('next_send_at', coalesce(p.next_step_due_at, p.next_run_at))
+             || jsonb_build_object('next_send_at', coalesce(p.next_run_at, p.next_step_due_at))
              order by p.created_at desc, p.id), '[]')
       into items
       from (select * from app_public.enrollments e
@@ -21039,6 +21098,14 @@ GRANT ALL ON FUNCTION app_hidden.slots_from_now(answer jsonb) TO svc_request;
 REVOKE ALL ON FUNCTION app_hidden.step_delay(step jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.step_delay(step jsonb) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.step_delay(step jsonb) TO svc_worker;
+
+--
+-- Name: FUNCTION step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone) TO svc_worker;
 
 --
 -- Name: FUNCTION team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner

@@ -185,6 +185,10 @@ test.serial('409 offering_required carries booking_options; nothing written', as
   t.deepEqual(res.body.booking_options.offerings.map((o: { name: string; duration_minutes: number }) => [o.name, o.duration_minutes]),
     [['Checkup', 60], ['Cleaning', 30]]);
   t.deepEqual(res.body.booking_options.team_member_ids, ['mgr', 'staff', 'nia'].map((r) => teamMember(acme, r)));
+  // the same object locations_booking_options answers
+  const options = await app.request('GET', `/api/v1/locations/${acme.ids.north}/booking-options`, { key: acme.keys.owner_personal! });
+  t.is(options.status, 200, JSON.stringify(options.body));
+  t.deepEqual(res.body.booking_options, options.body);
   // a location without offerings takes any length
   const south = await book(app, acme.keys.owner_personal, { location_id: acme.ids.south, contact_id: acme.ids.bob,
     team_member_id: teamMember(acme, 'weak_mgr'), start_time: '2030-03-07T15:00:00Z', end_time: '2030-03-07T15:20:00Z' });

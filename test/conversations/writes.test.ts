@@ -56,6 +56,16 @@ test.serial('rule 1: an SMS reply goes from the thread\'s number to the contact,
   t.is(thread.body.response_mode, 'human');
 });
 
+test.serial('rule 1: an SMS or chat reply written with a personal key names its author, as an email reply does', async (t) => {
+  for (const id of [acme.ids.gus_sms!, acme.ids.ann_chat!]) {
+    const res = await reply(acme.keys.owner_personal!, id, { body: 'Signed, the owner' });
+    t.is(res.status, 201, JSON.stringify(res.body));
+    t.like(res.body.message, { author: 'person', author_person_id: acme.ids.owner });
+    const thread = await app.request('GET', `/api/v1/conversations/${id}`, { key: acme.keys.org! });
+    t.is(thread.body.messages.at(-1).author_person_id, acme.ids.owner);
+  }
+});
+
 test.serial('rule 1: an email reply goes by email as the person, threaded; the contact\'s answer lands in the same thread', async (t) => {
   const res = await reply(acme.keys.owner_personal!, acme.ids.cy_email!, { body: 'Here it is again.' });
   t.is(res.status, 201, JSON.stringify(res.body));

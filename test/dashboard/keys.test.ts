@@ -131,3 +131,24 @@ test.serial('a new key is never logged, though the request is', async (t) => {
   t.false(written.includes(key!));
   t.false(written.includes(key!.slice(7)));
 });
+
+test.serial('an organization key created while its creator is being demoted is refused (or revoked): never live', async (t) => {
+  const adam = await signIn(app, 'adam@acme.example');
+  t.is((await adam.get('/dashboard/keys')).status, 200);
+  const client = await app.db.owner.connect();
+  try {
+    await client.query('begin');
+    await client.query(`update app_public.people set role = 'member', powers = '{}' where id = $1`, [tenant.ids.admin]);
+    const created = create(adam, { kind: 'organization', name: 'racing', scopes: ALL });
+    await new Promise((r) => setTimeout(r, 300));
+    await client.query('commit');
+    const r = await created;
+    t.is(newKey(r.text), undefined, 'no key shown');
+  } finally {
+    client.release();
+  }
+  const { rows } = await app.db.owner.query(`select count(*)::int as n from app_private.api_keys
+    where created_by = $1 and kind = 'organization' and revoked_at is null`, [tenant.ids.admin]);
+  t.is(rows[0].n, 0);
+  await app.db.owner.query(`update app_public.people set role = 'admin' where id = $1`, [tenant.ids.admin]);
+});

@@ -97,3 +97,15 @@ test('16 concurrent writers crossing the same contacts: no 5xx, and every rule s
         on sp.organization_id = a.organization_id and sp.id = a.staff_profile_id
        where a.organization_id = $1 and a.status = 'booked' and a.kind = 'appointment')) d`)).n, 0);
 });
+
+test('20 upserts of one new person at once (same email, same phone) all answer that contact, 8 rounds', async (t) => {
+  for (let round = 0; round < 8; round++) {
+    const email = `Twin${round}@Example.com`;
+    const phone = `+1555777${String(1000 + round)}`;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => app.request('POST', '/api/v1/contacts',
+      { key: acme.keys.org!, body: { email: i % 2 ? email : email.toLowerCase(), name: `Twin ${i}`, phone } })));
+    t.deepEqual([...new Set(answers.map((r) => r.status))], [200], JSON.stringify(answers.find((r) => r.status !== 200)?.body));
+    t.is(new Set(answers.map((r) => r.body.id)).size, 1);
+    t.is(answers.filter((r) => r.body.created).length, 1);
+  }
+});

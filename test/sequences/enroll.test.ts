@@ -66,6 +66,11 @@ test.serial('enrolled: the first step due after its delay, run at the next openi
   // a second sweep adds nothing twice
   t.is(await sweep(app.db, run), 0);
   t.deepEqual((await events(app.db, e.id)).map((v) => v.type), ['enrolled']);
+  // next_send_at is when the step goes out (in the window), in both lists of enrollments
+  const bySequence = await app.request('GET', `${path(active)}?contact_id=${tenant.ids.cy}`, { key: key() });
+  const byContact = await app.request('GET', `/api/v1/contacts/${tenant.ids.cy}/enrollments`, { key: key() });
+  t.is(new Date(bySequence.body.items[0].next_send_at).getTime(), run.getTime());
+  t.is(new Date(byContact.body.items.find((i: { id: string }) => i.id === e.id).next_send_at).getTime(), run.getTime());
 });
 
 test.serial('enrolling again answers skipped, already_enrolled, with the same enrollment; by email, case-insensitive', async (t) => {
@@ -199,4 +204,34 @@ test.serial('concurrent enrolls of one contact make one live enrollment; the res
   t.is(answers.filter((r) => r.body.status === 'enrolled').length, 1);
   t.is(new Set(answers.map((r) => r.body.enrollment.id)).size, 1);
   t.is((await enrollmentsOf(app.db, seq)).length, 1);
+});
+
+test.serial('an enroll racing a pause or a change of steps waits for it: 409 sequence_paused, or the step it stands on kept', async (t) => {
+  // the pause and the change of steps hold the sequence's row (as sequences_pause and
+  // sequences_update do) while an enroll arrives; it answers once they commit
+  const held = async (seq: string, change: string, then: () => Promise<{ status: number; body: any }>) => {
+    const client = await app.db.owner.connect();
+    try {
+      await client.query('begin');
+      await client.query(`update app_public.sequences set ${change} where id = $1`, [seq]);
+      const answer = then();
+      await new Promise((r) => setTimeout(r, 300));
+      await client.query('commit');
+      return await answer;
+    } finally {
+      client.release();
+    }
+  };
+  const paused = await insertSequence(app.db, org);
+  const res = await held(paused, `status = 'paused', paused_at = now()`, () => enroll(app, key(), paused, { contact_id: tenant.ids.ann }));
+  t.is(res.status, 409, JSON.stringify(res.body));
+  t.is(res.body.error, 'sequence_paused');
+  t.is((await enrollmentsOf(app.db, paused)).length, 0);
+
+  const changed = await insertSequence(app.db, org, { steps: [
+    { step_key: 'hello', type: 'email', delay: { minutes: 0 }, subject: 'Hi', body: 'Hello' },
+    { step_key: 'bye', type: 'email', delay: { days: 1 }, subject: 'Bye', body: 'Bye' }] });
+  const moved = await held(changed, `steps = steps - 0`, () => enroll(app, key(), changed, { contact_id: tenant.ids.ann }));
+  t.is(moved.status, 200, JSON.stringify(moved.body));
+  t.is(moved.body.enrollment.current_step_key, 'bye', 'enrolled on the steps as changed');
 });

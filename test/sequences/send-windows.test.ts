@@ -112,3 +112,31 @@ test('an enrollment has one pending step job, moved rather than doubled', async 
   await db.owner.query(`update app_public.enrollments set status = 'cancelled' where id = $1`, [ids.id]);
   t.is((await schedule()).rows[0].n, 0);
 });
+
+test('a delay in days is counted on the send schedule\'s calendar: the same local time across a clock change, whatever the session\'s zone', async (t) => {
+  const { rows: [{ id: org }] } = await db.owner.query(`insert into app_public.organizations (name) values ('Days Dental') returning id`);
+  const { rows: [{ id: ny }] } = await db.owner.query(`insert into app_public.send_schedules (organization_id, name, timezone, is_default, windows)
+    values ($1, 'New York', 'America/New_York', true, '[{"day":"mon","start":"09:00","end":"17:00"}]') returning id`, [org]);
+  const client = await db.owner.connect();
+  try {
+    for (const zone of ['UTC', 'Pacific/Auckland', 'America/New_York']) {
+      await client.query(`select set_config('TimeZone', $1, false)`, [zone]);
+      const due = async (schedule: string | null, delay: object, at: string, organization = org) => (await client.query(
+        `select to_char(app_hidden.step_due($1, $2, $3::jsonb, $4::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI"Z"') as t`,
+        [organization, schedule, JSON.stringify({ delay }), at])).rows[0].t;
+      // Saturday 09:10 EST, the day before spring forward: Sunday 09:10 EDT, 23 hours later
+      t.is(await due(ny, { days: 1 }, '2027-03-13T14:10:00Z'), '2027-03-14T13:10Z', zone);
+      t.is(await due(null, { days: 1 }, '2027-03-13T14:10:00Z'), '2027-03-14T13:10Z', `${zone}: the default schedule`);
+      // Saturday 09:10 EDT before fall back: Sunday 09:10 EST, 25 hours later; hours and minutes elapsed on top
+      t.is(await due(ny, { days: 1, hours: 2, minutes: 5 }, '2026-10-31T13:10:00Z'), '2026-11-01T16:15Z', zone);
+      t.is(await due(ny, { hours: 24 }, '2027-03-13T14:10:00Z'), '2027-03-14T14:10Z', `${zone}: hours are elapsed time`);
+      // 02:30 the day after does not exist on the spring day: moved forward by the gap
+      t.is(await due(ny, { days: 1 }, '2027-03-13T07:30:00Z'), '2027-03-14T07:30Z', zone);
+      // an organization without a schedule: days of 24 hours
+      const { rows: [{ id: bare }] } = await client.query(`insert into app_public.organizations (name) values ('Bare') returning id`);
+      t.is(await due(null, { days: 2 }, '2027-03-13T14:10:00Z', bare), '2027-03-15T14:10Z', zone);
+    }
+  } finally {
+    client.release(true);
+  }
+});

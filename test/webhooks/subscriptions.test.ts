@@ -185,3 +185,21 @@ test('the retry schedule: 30 s doubling to at most 6 h, less up to a fifth at ra
   while (at + retryDelayMs(attempts, base, () => 0) <= RETRY_FOR_MS) at += retryDelayMs(attempts++, base, () => 0);
   t.true(attempts >= 18 && attempts <= 22, `${attempts} attempts`);
 });
+
+test.serial('a subscription being removed never fails or holds a customer\'s write that emits its event', async (t) => {
+  const sub = await subscribe(app.db.owner, acme.organization_id, 'http://127.0.0.1:9/removed', 'contact.created');
+  const client = await app.db.owner.connect();
+  try {
+    await client.query('begin');
+    await client.query('select app_private.webhook_unsubscribe($1, $2)', [acme.organization_id, sub.id]);
+    // the removal is not committed yet: the write goes on without its delivery, at once
+    const res = await app.request('POST', '/api/v1/contacts', { key: acme.keys.org!, body: { email: 'racing-removal@example.com' } });
+    t.is(res.status, 200, JSON.stringify(res.body));
+    t.true(res.body.created);
+    await client.query('commit');
+  } finally {
+    client.release();
+  }
+  t.is((await app.db.owner.query(`select count(*)::int as n from app_public.webhook_subscriptions where id = $1`, [sub.id])).rows[0].n, 0);
+  t.is((await app.db.owner.query(`select count(*)::int as n from app_public.webhook_deliveries where subscription_id = $1`, [sub.id])).rows[0].n, 0);
+});
