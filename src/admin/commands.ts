@@ -160,8 +160,14 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]
 
 export async function readOutbox(pool: pg.Pool, org: string | undefined, since: string | undefined) {
   const orgId = uuid(org, '--org');
-  if (since !== undefined && (!ISO_TIME.test(since) || Number.isNaN(Date.parse(since)))) {
-    throw new AdminError('--since must be an ISO 8601 date or time (2026-11-01, 2026-11-01T09:00:00Z)');
+  const badSince = () => new AdminError('--since must be an ISO 8601 date or time (2026-11-01, 2026-11-01T09:00:00Z)');
+  if (since !== undefined && !ISO_TIME.test(since)) throw badSince();
+  // a day that does not exist (2026-02-30: Date.parse rolls it into March) or an offset out of
+  // range, as PostgreSQL reads it (its data exceptions are class 22)
+  if (since !== undefined) {
+    await pool.query('select $1::timestamptz', [since]).catch((e: { code?: string }) => {
+      throw e.code?.startsWith('22') ? badSince() : e;
+    });
   }
   const { rows: [known] } = await pool.query('select 1 from app_public.organizations where id = $1', [orgId]);
   if (!known) throw new AdminError(`no organization with id ${orgId}`);

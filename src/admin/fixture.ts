@@ -143,6 +143,10 @@ const tenancy: FixtureSection = {
   async apply(ctx, fixture) {
     const f = fixture as Tenancy;
     for (const [i, l] of f.locations.entries()) {
+      // as PostgreSQL knows it, since it reads the location's hours in it: an offset such as
+      // +05:30 passes Intl but PostgreSQL takes it as a POSIX zone, west of Greenwich
+      const [zone] = await ctx.q<{ ok: boolean }>('select app_hidden.is_time_zone($1) as ok', [l.timezone]);
+      if (!zone?.ok) throw new FixtureError(`locations[${i}].timezone: "${l.timezone}" is not an IANA time zone`);
       const [row] = await ctx.q<{ id: string }>(
         `insert into app_public.locations (organization_id, name, timezone, staffed, sms_number, hours)
          values ($1, $2, $3, $4, $5, $6) returning id`,
