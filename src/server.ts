@@ -1,6 +1,6 @@
 // `svc serve`: migrate, seed an empty database with the demo organization, serve the API and
 // run the workers, and shut down cleanly on SIGTERM/SIGINT.
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import type { Runner } from 'graphile-worker';
@@ -49,6 +49,14 @@ export async function listen(app: ReturnType<typeof createApp>, port: number, ho
  * what could not be read.
  */
 export function answerUnparsable(err: Error & { code?: string }, socket: Duplex): void {
+  // Bytes after a request that is still being answered (pipelined garbage): that request's answer
+  // is sent whole, then the connection closes; a 400 written now would cut into it.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    inFlight.once('finish', () => socket.end());
+    inFlight.once('close', () => socket.destroy());
+    return;
+  }
   const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
   if (!socket.writable || !(timedOut || err.code?.startsWith('HPE_'))) {
     socket.destroy();

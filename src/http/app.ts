@@ -155,10 +155,11 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(rateLimited(deps.limiter, 'unmatched'), (req: Request, res: Response) => sendError(req, res, notFound('Route')));
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = err as { type?: string; status?: number };
+    // body-parser's own errors carry a type; its decompression errors only a status and `expose`
+    const e = err as { type?: string; status?: number; expose?: boolean };
     let apiError: ApiError;
     if (e?.type === 'entity.too.large') apiError = new ApiError(413, 'payload_too_large', 'The request body is too large');
-    else if (e?.type && typeof e.status === 'number' && e.status < 500) apiError = badRequest('The request body could not be read');
+    else if ((e?.type || e?.expose !== undefined) && typeof e.status === 'number' && e.status < 500) apiError = badRequest('The request body could not be read');
     // the router could not percent-decode a path segment (like a malformed request line, before any key is read)
     else if (err instanceof URIError) apiError = badRequest('The request path could not be decoded');
     else apiError = toApiError(err);

@@ -74,7 +74,7 @@ interface LoneCall { id: string | number; name: string; args: Record<string, unk
 function loneCall(json: unknown): LoneCall | undefined {
   if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
   const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-  if (m.jsonrpc !== '2.0' || m.method !== 'tools/call' || (typeof m.id !== 'string' && !Number.isInteger(m.id))) return undefined;
+  if (m.jsonrpc !== '2.0' || m.method !== 'tools/call' || !isId(m.id)) return undefined;
   // the SDK's JSON-RPC request schema is strict: any other member is for it to refuse
   if (Object.keys(m).some((k) => !['jsonrpc', 'id', 'method', 'params'].includes(k))) return undefined;
   const params = m.params as { name?: unknown; arguments?: unknown; _meta?: unknown } | undefined;

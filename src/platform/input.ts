@@ -13,11 +13,28 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
   return parsed.data as object;
 }
 
-/** PostgreSQL text cannot hold NUL, so a string carrying one is refused up front. */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+/**
+ * Text PostgreSQL cannot hold as sent, refused up front: NUL, and a lone UTF-16 surrogate
+ * (`"\ud800"` in JSON), which would be stored as U+FFFD, so that two different tags became one.
+ */
+const badText = (s: string): boolean => s.includes('\u0000') || !s.isWellFormed();
+function hasBadText(value: unknown): boolean {
+  if (typeof value === 'string') return badText(value);
+  if (Array.isArray(value)) return value.some(hasBadText);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => badText(k) || hasBadText(v));
+  return false;
+}
+
+/** Input nested deeper than this is refused before any walk of it (ours and zod's recurse). */
+export const MAX_INPUT_DEPTH = 64;
+function tooDeep(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) return true;
+    for (const x of Object.values(v)) stack.push([x, depth + 1]);
+  }
   return false;
 }
 
@@ -58,6 +75,7 @@ function checkQueryParameters(op: AnyOperation, query: object): void {
 export function validateInput(op: AnyOperation, parts: InputParts): Record<string, unknown> {
   const query = parts.query ?? {};
   checkQueryParameters(op, query as object);
+  if (tooDeep(parts.body) || tooDeep(query)) throw badRequest(`The input is nested more than ${MAX_INPUT_DEPTH} levels deep`);
   const unsafe = unsafeIntegerAt(query, 'query') ?? unsafeIntegerAt(parts.body, 'body');
   if (unsafe) throw badRequest(`${unsafe}: integers must lie within ±9007199254740991 (beyond, a JSON number is not read exactly)`, { field: unsafe });
   const input = {
@@ -65,7 +83,7 @@ export function validateInput(op: AnyOperation, parts: InputParts): Record<strin
     ...parsePart(op.query, query, 'query'),
     ...(op.body ? parsePart(op.body, parts.body, 'body') : {}),
   };
-  if (hasNul(input)) throw badRequest('Strings may not contain NUL characters');
+  if (hasBadText(input)) throw badRequest('Strings may not contain NUL characters or lone UTF-16 surrogates');
   return input;
 }
 

@@ -4,6 +4,7 @@
 // refusal writes nothing.
 import test from 'ava';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { contactsFixture } from '../contacts/helpers.ts';
 import { callTool, mcpRpc } from '../helpers/mcp.ts';
@@ -233,4 +234,68 @@ test.serial('tools/call with arguments that are not an object is JSON-RPC -32602
   });
   const none = await mcp('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"contacts_list_stages"}}');
   t.falsy(none.body.result.isError, 'absent arguments are no arguments');
+});
+
+test.serial('a compressed body that does not decompress is 400, over REST and MCP; nothing written', async (t) => {
+  await unchanged(t, app, acme.organization_id, async () => {
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await app.request('PATCH', `/api/v1/contacts/${acme.ids.ann}`,
+        { key: acme.keys.org!, rawBody: 'not compressed', headers: { 'content-encoding': encoding } });
+      t.is(res.status, 400, encoding);
+      t.is(res.body.message, 'The request body could not be read', encoding);
+      const rpc = await mcpRpc(app, 'not compressed', { authorization: `Bearer ${acme.keys.org}`, 'content-encoding': encoding });
+      t.is(rpc.status, 400, `MCP ${encoding}`);
+    }
+  });
+});
+
+test.serial('JSON nested 50,000 levels deep is 400 over REST and MCP, not a stack overflow; nothing written', async (t) => {
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  await unchanged(t, app, acme.organization_id, async () => {
+    const res = await rest('POST', '/api/v1/contacts', `{"email":"deep@example.com","fields":{"x":${deep(50_000)}}}`);
+    t.is(res.status, 400, JSON.stringify(res.body).slice(0, 200));
+    t.regex(res.body.message, /nested more than 64 levels/);
+    const rpc = await mcp(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"contacts_search","arguments":{"q":${deep(50_000)}}}}`);
+    t.like(JSON.parse(rpc.body.result.content[0].text), { statusCode: 400 });
+  });
+});
+
+test.serial('a lone UTF-16 surrogate in a string is 400, not stored as U+FFFD (two tags would become one); nothing written', async (t) => {
+  await unchanged(t, app, acme.organization_id, async () => {
+    for (const [path, body] of [[`/api/v1/contacts/${acme.ids.ann}/notes`, '{"body":"note \\ud800 x"}'],
+      [`/api/v1/contacts/${acme.ids.ann}/tags`, '{"name":"t\\udfff"}'], ['/api/v1/audiences', '{"name":"A \\ud800","kind":"static"}']] as const) {
+      const res = await rest('POST', path, body);
+      t.is(res.status, 400, path);
+      t.regex(res.body.message, /surrogate/, path);
+    }
+    const rpc = await mcp('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"contacts_add_note","arguments":{"contactId":"' + acme.ids.ann + '","body":"mcp \\ud800"}}}');
+    t.like(JSON.parse(rpc.body.result.content[0].text), { statusCode: 400 });
+  });
+});
+
+test.serial('an MCP id beyond 2^53 is -32600, never answered under a neighbouring id', async (t) => {
+  const rpc = await mcp('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"me_get"}}');
+  t.is(rpc.status, 400);
+  t.like(rpc.body, { error: { code: -32600 }, id: null });
+});
+
+test.serial('bytes after a request on its connection: the request gets its own answer, then the connection closes', async (t) => {
+  const { port, hostname } = new URL(app.url);
+  const before = (await app.db.owner.query(`select name from app_public.contacts where id = $1`, [acme.ids.ann])).rows[0].name as string;
+  const body = '{"name":"Pipelined"}';
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(`PATCH /api/v1/contacts/${acme.ids.ann} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${acme.keys.org}\r\n`
+        + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}{"junk":1}`);
+    });
+    let text = '';
+    socket.on('data', (d) => { text += d.toString(); });
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+  t.regex(answer, /^HTTP\/1\.1 200 /, answer.slice(0, 200));
+  t.regex(answer, /"name":"Pipelined"/);
+  const name = await app.db.owner.query(`select name from app_public.contacts where id = $1`, [acme.ids.ann]);
+  t.is(name.rows[0].name, 'Pipelined');
+  await app.request('PATCH', `/api/v1/contacts/${acme.ids.ann}`, { key: acme.keys.org!, body: { name: before } });
 });
