@@ -268,9 +268,9 @@ function invalidMessage(m: unknown): string | undefined {
 
 // The requests this server answers, as the SDK's schemas state their params. The SDK's server
 // parses them in a way whose failure it answers -32603 (internal error), with the parser's dump.
-const REQUESTS: Record<string, z.ZodType> = {
-  initialize: InitializeRequestSchema, ping: PingRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema,
-};
+const REQUESTS = new Map<string, z.ZodType>([
+  ['initialize', InitializeRequestSchema], ['ping', PingRequestSchema], ['tools/list', ListToolsRequestSchema], ['tools/call', CallToolRequestSchema],
+]);
 
 /**
  * JSON-RPC's refusals that the SDK's transport gets wrong, answered before it: a body that is
@@ -297,7 +297,7 @@ function refusal(json: unknown): { code: number; message: string; id: string | n
   const why = invalidMessage(json);
   if (why) return invalid(why);
   const m = json as { id?: string | number; method?: string };
-  const schema = m.method !== undefined && m.id !== undefined ? REQUESTS[m.method] : undefined;
+  const schema = m.method !== undefined && m.id !== undefined ? REQUESTS.get(m.method) : undefined;
   const parsed = schema?.safeParse(json);
   if (!parsed || parsed.success) return undefined;
   const issue = parsed.error.issues[0]!;

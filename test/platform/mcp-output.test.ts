@@ -158,6 +158,14 @@ test('JSON-RPC refusals: not JSON-RPC is -32600, params that do not fit the meth
   }
 });
 
+test('a method named like an object\'s own property is an unknown method, -32601', async (t) => {
+  for (const method of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    const res = await mcpRpc(app, { jsonrpc: '2.0', id: 1, method }, { authorization: `Bearer ${acme.keys.org}`, accept: 'application/json' });
+    t.true(res.status < 500, method);
+    t.like(rpcMessages(await res.text()), { error: { code: -32601 }, id: 1 }, method);
+  }
+});
+
 test('a batch is answered with an array, even of one; two requests of a batch with one id are refused and neither runs', async (t) => {
   const auth = { authorization: `Bearer ${acme.keys.org}`, accept: 'application/json' };
   const one = await mcpRpc(app, [{ jsonrpc: '2.0', id: 'a', method: 'ping' }], auth);
