@@ -66,7 +66,7 @@ test.serial('a sequence\'s enrollments: newest first, paged, with an exact total
   t.deepEqual(ids(await list(tied)), [a, b].sort());
 });
 
-test.serial('each item is the enrollment with next_send_at: next_step_due_at, else next_run_at', async (t) => {
+test.serial('each item is the enrollment with next_send_at: next_run_at (when it goes out), else next_step_due_at', async (t) => {
   const sequenceId = await insertSequence(app.db, org(), { name: 'Next send' });
   const due = await insertEnrollment(app.db, org(), { sequence_id: sequenceId, contact_id: acme.ids.ann!,
     next_step_due_at: '2030-02-01T09:00:00Z', next_run_at: '2030-02-01T14:00:00Z', created_at: '2026-01-01T00:00:03Z' });
@@ -78,10 +78,10 @@ test.serial('each item is the enrollment with next_send_at: next_step_due_at, el
   t.is(res.status, 200);
   const [first, second, third] = res.body.items;
   t.is(first.id, due);
-  t.is(Date.parse(first.next_send_at), Date.parse('2030-02-01T09:00:00Z'));
+  t.is(Date.parse(first.next_send_at), Date.parse('2030-02-01T14:00:00Z'), 'the step goes out at next_run_at, in the window');
   t.is(Date.parse(first.next_run_at), Date.parse('2030-02-01T14:00:00Z'));
   t.is(second.id, runOnly);
-  t.is(Date.parse(second.next_send_at), Date.parse('2030-02-02T14:00:00Z'), 'falls back to next_run_at');
+  t.is(Date.parse(second.next_send_at), Date.parse('2030-02-02T14:00:00Z'));
   t.is(third.id, ended);
   t.like(third, { status: 'completed', next_send_at: null, current_step_key: null, end_reason: 'exit_condition' });
   t.deepEqual(Object.keys(first).sort(), ['contact_id', 'created_at', 'current_step_index', 'current_step_key', 'end_reason', 'id',
