@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000037) and migrations/current/ (none) leave.
--- migrations sha256:36e642cef828f2d94f80c8366e5469e9fc0ed361cabb51421d16b5bf856143ce
+-- The schema that migrations/committed/ (000001–000037) and migrations/current/ (010-booking-in-fewer-statements.sql) leave.
+-- migrations sha256:04ecd4dba9d81bfc2035535b6a5fb582382698cf9943935a6b9651d907f90876
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -7619,6 +7619,75 @@ ALTER FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, 
 COMMENT ON FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone) IS 'When a step given at `at` is due: its days on the send schedule''s calendar (the same local time), its hours and minutes elapsed; days of 24 hours without a schedule.';
 
 --
+-- Name: team_member_refusal(app_public.locations, uuid, text, text, uuid, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.team_member_refusal(loc app_public.locations, offering_id uuid, postal_code text, country_code text, team_member_id uuid, during tstzrange) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  -- the day the booking starts on, where the hours are (hours_hold's first test, inline)
+  d date := (lower(during) at time zone loc.timezone)::date;
+  eligible boolean;
+  own jsonb;
+begin
+  -- eligible_team_member_rows for this one team member (a booking with no service address is
+  -- planned without the territory test)
+  if postal_code is null then
+    select true, sp.working_hours into eligible, own
+      from app_hidden.eligible_team_member_rows(loc.organization_id, loc.id, team_member_refusal.offering_id, null, null) x
+      join app_public.staff_profiles sp on sp.organization_id = loc.organization_id and sp.id = x.id
+     where x.id = team_member_refusal.team_member_id;
+  else
+    select true, sp.working_hours into eligible, own
+      from app_hidden.eligible_team_member_rows(loc.organization_id, loc.id, team_member_refusal.offering_id,
+                                                team_member_refusal.postal_code, team_member_refusal.country_code) x
+      join app_public.staff_profiles sp on sp.organization_id = loc.organization_id and sp.id = x.id
+     where x.id = team_member_refusal.team_member_id;
+  end if;
+  if eligible is null then
+    return 'team_member_not_eligible';
+  end if;
+  -- the location's hours, then the team member's own (none: the location's); then blocks and series
+  return (
+    select case
+      when not (exists (select 1 from jsonb_array_elements(case when jsonb_typeof(loc.hours) = 'array' then loc.hours else '[]' end) h(e)
+                         where h.e->>'day' = lower(to_char(d, 'dy')) and (h.e->>'close')::time > (h.e->>'open')::time
+                           and tstzrange((d + (h.e->>'open')::time) at time zone loc.timezone,
+                                         (d + (h.e->>'close')::time) at time zone loc.timezone, '[)') @> team_member_refusal.during)
+                or app_hidden.opening_multirange(loc.hours, loc.timezone, team_member_refusal.during) @> team_member_refusal.during)
+        or (own is not null
+            and not (exists (select 1 from jsonb_array_elements(case when jsonb_typeof(own) = 'array' then own else '[]' end) h(e)
+                              where h.e->>'day' = lower(to_char(d, 'dy')) and (h.e->>'close')::time > (h.e->>'open')::time
+                                and tstzrange((d + (h.e->>'open')::time) at time zone loc.timezone,
+                                              (d + (h.e->>'close')::time) at time zone loc.timezone, '[)') @> team_member_refusal.during)
+                     or app_hidden.opening_multirange(own, loc.timezone, team_member_refusal.during) @> team_member_refusal.during))
+        then 'outside_hours'
+      when exists (
+          select 1 from app_public.appointments a
+           where a.organization_id = loc.organization_id and a.location_id = loc.id and a.status = 'booked' and a.rrule is null
+             and a.kind = 'block' and a.staff_profile_id is null and a.calendar_id is null
+             and a.during && team_member_refusal.during)
+        or exists (
+          select 1 from app_public.appointment_occurrences o
+            join app_public.appointments a on a.organization_id = o.organization_id and a.id = o.appointment_id
+           where o.organization_id = loc.organization_id and o.during && team_member_refusal.during and a.status = 'booked'
+             and (a.staff_profile_id = team_member_refusal.team_member_id
+                  or (a.location_id = loc.id and a.staff_profile_id is null and a.calendar_id is null)))
+        then 'slot_taken'
+    end);
+end $$;
+
+ALTER FUNCTION app_hidden.team_member_refusal(loc app_public.locations, offering_id uuid, postal_code text, country_code text, team_member_id uuid, during tstzrange) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION team_member_refusal(loc app_public.locations, offering_id uuid, postal_code text, country_code text, team_member_id uuid, during tstzrange); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.team_member_refusal(loc app_public.locations, offering_id uuid, postal_code text, country_code text, team_member_id uuid, during tstzrange) IS 'The first booking rule a booking of a named team member breaks (team_member_not_eligible, outside_hours, slot_taken), or NULL: eligible_team_members, within_hours and held_by_blocks_or_series for one team member, in one statement.';
+
+--
 -- Name: team_time(app_public.locations, uuid[], uuid[], tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -11010,6 +11079,79 @@ end $$;
 ALTER FUNCTION app_private.tg_appointments__availability() OWNER TO svc_owner;
 
 --
+-- Name: tg_appointments__inserted(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_appointments__inserted() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  booked boolean := new.kind = 'appointment' and new.status = 'booked';
+  asked record;
+  automation uuid;
+begin
+  -- own clients: the new row is a live booking joining them, nothing to ask; otherwise asked
+  if booked then
+    insert into app_private.own_clients (organization_id, person_id, contact_id, source)
+    select new.organization_id, sp.person_id, new.contact_id, 'appointments'
+      from app_public.staff_profiles sp
+     where sp.organization_id = new.organization_id and sp.id = new.staff_profile_id and new.contact_id is not null
+    on conflict do nothing;
+
+    -- who listens, in one read: the contact's live enrollments (their exits), the automations
+    -- appointment_booked starts (a booking made through the API only), the booked webhook
+    select exists (select 1 from app_public.enrollments e
+                    where e.organization_id = new.organization_id and e.contact_id = new.contact_id
+                      and e.status in ('active', 'paused')) as enrolled,
+           array(select x.id from app_public.sequences x
+                  where x.organization_id = new.organization_id and x.status = 'active' and x.kind = 'automation'
+                    and x.trigger->>'type' = 'appointment_booked'
+                    and (x.trigger->>'location_id' is null or x.trigger->>'location_id' = new.location_id::text)
+                  order by x.id) as automations,
+           exists (select 1 from app_public.webhook_subscriptions ws
+                    where ws.organization_id = new.organization_id and ws.status = 'active'
+                      and 'appointment.booked' = any(ws.events)) as hooked
+      into asked;
+  else
+    perform app_private.refresh_appointment_own_client(new.organization_id, new.staff_profile_id, new.contact_id);
+  end if;
+
+  -- sequences: exits of the contact's enrollments, then the automations it starts
+  if booked and new.source = 'api' then
+    if asked.enrolled then
+      perform app_private.check_contact_exits(new.organization_id, new.contact_id);
+    end if;
+    foreach automation in array asked.automations loop
+      perform app_private.enroll_by_trigger(new.organization_id, automation, new.contact_id, 'appointment_booked', null);
+    end loop;
+  end if;
+
+  -- the availability note (a repeating series holds time up to its end or forever: all of it)
+  insert into app_private.availability_changes (organization_id, during)
+  values (new.organization_id, case when new.rrule is null then new.during else '(,)' end);
+
+  -- the booked webhook
+  if booked and asked.hooked then
+    perform app_private.webhook_emit(new.organization_id, 'appointment.booked', new.created_at,
+      jsonb_build_object('id', new.id, 'location_id', new.location_id, 'calendar_id', new.calendar_id,
+        'team_member_id', new.staff_profile_id, 'offering_id', new.offering_id, 'contact_id', new.contact_id,
+        'title', new.title, 'start_time', new.starts_at, 'end_time', new.ends_at, 'recurring', new.rrule is not null,
+        'status', new.status, 'cancelled_at', new.cancelled_at,
+        'attendee_name', new.attendee_name, 'attendee_phone', new.attendee_phone, 'attendee_email', new.attendee_email));
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_appointments__inserted() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_appointments__inserted(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_appointments__inserted() IS 'After a new appointment: own clients, appointment_booked, the availability note and the booked webhook, in that order (one trigger call).';
+
+--
 -- Name: tg_appointments__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -11041,41 +11183,6 @@ ALTER FUNCTION app_private.tg_appointments__own_clients() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_appointments__own_clients() IS 'After a booking is written, moved, cancelled or deleted: the own clients of its team member(s) follow.';
-
---
--- Name: tg_appointments__sequences(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
---
-
-CREATE FUNCTION app_private.tg_appointments__sequences() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  s record;
-begin
-  if exists (select 1 from app_public.enrollments e
-              where e.organization_id = new.organization_id and e.contact_id = new.contact_id and e.status in ('active', 'paused')) then
-    perform app_private.check_contact_exits(new.organization_id, new.contact_id);
-  end if;
-  for s in
-    select x.id from app_public.sequences x
-     where x.organization_id = new.organization_id and x.status = 'active' and x.kind = 'automation'
-       and x.trigger->>'type' = 'appointment_booked'
-       and (x.trigger->>'location_id' is null or x.trigger->>'location_id' = new.location_id::text)
-     order by x.id
-  loop
-    perform app_private.enroll_by_trigger(new.organization_id, s.id, new.contact_id, 'appointment_booked', null);
-  end loop;
-  return null;
-end $$;
-
-ALTER FUNCTION app_private.tg_appointments__sequences() OWNER TO svc_owner;
-
---
--- Name: FUNCTION tg_appointments__sequences(); Type: COMMENT; Schema: app_private; Owner: svc_owner
---
-
-COMMENT ON FUNCTION app_private.tg_appointments__sequences() IS 'appointment_booked: after an API booking, the contact''s exits are checked and the automations it triggers enroll it.';
 
 --
 -- Name: tg_appointments__webhooks(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -12065,14 +12172,14 @@ CREATE FUNCTION app_public.appointments_create(location_id uuid, calendar_id uui
     AS $$
 declare
   org uuid := app_hidden.current_org_id();
+  named record;
   loc app_public.locations;
   cal app_public.calendars;
-  o app_public.offerings;
-  c record;
   during tstzrange;
   postal text := nullif(btrim(service_address->>'postal_code'), '');
   country text := upper(nullif(btrim(service_address->>'country_code'), ''));
   tm uuid := team_member_id;
+  refusal text;
   candidates uuid[];
   chosen uuid;
   a app_public.appointments;
@@ -12089,31 +12196,40 @@ begin
   end if;
   during := tstzrange(start_time, end_time, '[)');
 
-  -- what the request names, found through the caller's policies
+  -- what the request names, found through the caller's policies: one read
   if calendar_id is not null then
     select * into cal from app_public.calendars x where x.organization_id = org and x.id = appointments_create.calendar_id;
     if not found then
       perform app_hidden.raise_error(404, 'not_found', 'Calendar not found');
     end if;
   end if;
-  select * into loc from app_public.locations l where l.organization_id = org and l.id = coalesce(appointments_create.location_id, cal.location_id);
-  if not found then
+  select l as loc, ct.id as contact_id, ct.name as contact_name, ct.phone as contact_phone, ct.email as contact_email,
+         f.id as offering_id, f.duration_minutes,
+         appointments_create.team_member_id is null
+           or exists (select 1 from app_public.staff_profiles sp
+                       where sp.organization_id = org and sp.id = appointments_create.team_member_id) as team_member_found
+    into named
+    from (select) one
+    left join app_public.locations l on l.organization_id = org and l.id = coalesce(appointments_create.location_id, cal.location_id)
+    left join lateral (select x.id, x.name, x.phone, x.email::text as email from app_public.contacts x
+                        where x.organization_id = org and x.id = appointments_create.contact_id) ct on true
+    left join app_public.offerings f on appointments_create.offering_id is not null and f.organization_id = org
+                                    and f.id = appointments_create.offering_id and f.location_id = l.id;
+  loc := named.loc;
+  if loc.id is null then
     perform app_hidden.raise_error(404, 'not_found', 'Location not found');
   end if;
-  select x.id, x.name, x.phone, x.email::text as email into c from app_public.contacts x where x.organization_id = org and x.id = appointments_create.contact_id;
-  if not found then
+  if named.contact_id is null then
     perform app_hidden.raise_error(404, 'not_found', 'Contact not found');
   end if;
-  if offering_id is not null then
-    select * into o from app_public.offerings x where x.organization_id = org and x.id = appointments_create.offering_id and x.location_id = loc.id;
-    if not found then
-      perform app_hidden.raise_error(404, 'not_found', 'Offering not found at this location');
-    end if;
+  if offering_id is not null and named.offering_id is null then
+    perform app_hidden.raise_error(404, 'not_found', 'Offering not found at this location');
   end if;
-  if tm is not null and not exists (select 1 from app_public.staff_profiles sp where sp.organization_id = org and sp.id = tm) then
+  if not named.team_member_found then
     perform app_hidden.raise_error(404, 'not_found', 'Team member not found');
   end if;
-  if app_hidden.current_key_creator_left() then
+  -- only an organization key has a creator who may leave (a personal key's person is its user)
+  if app_hidden.current_user_id() is null and app_hidden.current_key_creator_left() then
     perform app_hidden.raise_error(422, 'key_creator_left',
       'The person who created this organization key has left the organization; bookings need a key of someone still here');
   end if;
@@ -12129,12 +12245,12 @@ begin
     if app_hidden.held_by_blocks_or_series(loc, null, cal.id, during) then
       perform app_hidden.slot_taken();
     end if;
-    perform app_hidden.lock_booking_target(org, cal.id);
+    perform pg_advisory_xact_lock(hashtextextended('appointments:' || org::text || ':' || cal.id::text, 0));
     begin
       insert into app_public.appointments (organization_id, kind, location_id, calendar_id, contact_id, title,
         attendee_name, attendee_phone, attendee_email, starts_at, ends_at, created_by, created_by_credential, source)
-      values (org, 'appointment', loc.id, cal.id, c.id, title, c.name, c.phone, c.email,
-        start_time, end_time, app_hidden.current_user_id(), app_hidden.current_credential_id(), 'api')
+      values (org, 'appointment', loc.id, cal.id, named.contact_id, title, named.contact_name, named.contact_phone,
+        named.contact_email, start_time, end_time, app_hidden.current_user_id(), app_hidden.current_credential_id(), 'api')
       returning * into a;
     exception when exclusion_violation then
       perform app_hidden.slot_taken();
@@ -12162,32 +12278,37 @@ begin
   end if;
 
   -- the booking rules
-  if o.id is null and exists (select 1 from app_public.offerings x where x.organization_id = org and x.location_id = loc.id) then
-    perform app_hidden.raise_error(409, 'offering_required', 'This location books offerings: send offering_id (booking_options lists them)',
-      jsonb_build_object('booking_options', app_hidden.booking_options(org, loc.id)));
-  end if;
-  if o.id is not null and end_time - start_time <> make_interval(mins => o.duration_minutes) then
+  if named.offering_id is null then
+    if exists (select 1 from app_public.offerings x where x.organization_id = org and x.location_id = loc.id) then
+      perform app_hidden.raise_error(409, 'offering_required', 'This location books offerings: send offering_id (booking_options lists them)',
+        jsonb_build_object('booking_options', app_hidden.booking_options(org, loc.id)));
+    end if;
+  elsif end_time - start_time <> make_interval(mins => named.duration_minutes) then
     perform app_hidden.raise_error(409, 'duration_mismatch',
-      format('The offering takes %s minutes: end_time must be start_time + %s minutes', o.duration_minutes, o.duration_minutes));
+      format('The offering takes %s minutes: end_time must be start_time + %s minutes', named.duration_minutes, named.duration_minutes));
   end if;
   if postal is not null and not app_hidden.territory_covers(org, loc.id, postal, country) then
     perform app_hidden.raise_error(409, 'address_out_of_area', 'No territory of this location covers the service address''s postal code');
   end if;
-  -- a named team member is looked up alone; the list is needed only to choose one
-  candidates := app_hidden.eligible_team_members(org, loc.id, o.id, postal, country, tm);
-  if tm is not null and cardinality(candidates) = 0 then
-    perform app_hidden.raise_error(409, 'team_member_not_eligible',
-      'The team member does not work at this location, does not do this offering, or does not cover this address');
-  end if;
-  if not app_hidden.within_hours(loc, tm, during) then
-    perform app_hidden.raise_error(409, 'outside_hours',
-      case when tm is null then 'The time is outside the location''s hours' else 'The time is outside the team member''s working hours' end);
-  end if;
 
   if tm is not null then
+    -- a named team member (or the member itself): its rules in one statement
+    refusal := app_hidden.team_member_refusal(loc, named.offering_id, postal, country, tm, during);
+    if refusal = 'team_member_not_eligible' then
+      perform app_hidden.raise_error(409, 'team_member_not_eligible',
+        'The team member does not work at this location, does not do this offering, or does not cover this address');
+    elsif refusal = 'outside_hours' then
+      perform app_hidden.raise_error(409, 'outside_hours', 'The time is outside the team member''s working hours');
+    elsif refusal = 'slot_taken' then
+      perform app_hidden.slot_taken();
+    end if;
     candidates := array[tm];
   else
     -- the first eligible team member (oldest first) who works then and is free
+    candidates := app_hidden.eligible_team_members(org, loc.id, named.offering_id, postal, country, null);
+    if not app_hidden.within_hours(loc, null, during) then
+      perform app_hidden.raise_error(409, 'outside_hours', 'The time is outside the location''s hours');
+    end if;
     candidates := array(select m.id from unnest(candidates) with ordinality m(id, n)
                          where app_hidden.within_hours(loc, m.id, during) order by m.n);
     if cardinality(candidates) = 0 then
@@ -12197,13 +12318,16 @@ begin
                          where t.open @> during and not t.busy && during order by t.ord);
   end if;
   foreach chosen in array candidates loop
-    continue when app_hidden.held_by_blocks_or_series(loc, chosen, null, during);
-    perform app_hidden.lock_booking_target(org, chosen);
+    -- (a named team member's blocks and series were asked above)
+    continue when tm is null and app_hidden.held_by_blocks_or_series(loc, chosen, null, during);
+    -- orders concurrent writers of one team member's time; the exclusion constraint decides
+    perform pg_advisory_xact_lock(hashtextextended('appointments:' || org::text || ':' || chosen::text, 0));
     begin
       insert into app_public.appointments (organization_id, kind, location_id, staff_profile_id, offering_id, contact_id, title,
         attendee_name, attendee_phone, attendee_email, service_address, starts_at, ends_at, created_by, created_by_credential, source)
-      values (org, 'appointment', loc.id, chosen, o.id, c.id, title, c.name, c.phone, c.email,
-        service_address, start_time, end_time, app_hidden.current_user_id(), app_hidden.current_credential_id(), 'api')
+      values (org, 'appointment', loc.id, chosen, named.offering_id, named.contact_id, title, named.contact_name,
+        named.contact_phone, named.contact_email, service_address, start_time, end_time, app_hidden.current_user_id(),
+        app_hidden.current_credential_id(), 'api')
       returning * into a;
       return app_hidden.appointment_json(a);
     exception when exclusion_violation then
@@ -17066,10 +17190,16 @@ CREATE TRIGGER _500_count_status AFTER UPDATE OF status, sequence_id ON app_publ
 CREATE TRIGGER _500_count_truncated AFTER TRUNCATE ON app_public.contacts FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_contacts__count_truncated();
 
 --
+-- Name: appointments _500_inserted; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_inserted AFTER INSERT ON app_public.appointments FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointments__inserted();
+
+--
 -- Name: appointments _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
-CREATE TRIGGER _500_own_clients AFTER INSERT OR DELETE OR UPDATE OF status, staff_profile_id, contact_id, kind ON app_public.appointments FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointments__own_clients();
+CREATE TRIGGER _500_own_clients AFTER DELETE OR UPDATE OF status, staff_profile_id, contact_id, kind ON app_public.appointments FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointments__own_clients();
 
 --
 -- Name: calls _500_own_clients; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -17132,12 +17262,6 @@ CREATE TRIGGER _500_subscriptions AFTER INSERT OR UPDATE OF status, kind, trigge
 CREATE TRIGGER _500_unsubscribe AFTER DELETE ON app_public.sequences FOR EACH ROW EXECUTE FUNCTION app_private.tg_sequences__unsubscribe();
 
 --
--- Name: appointments _510_sequences; Type: TRIGGER; Schema: app_public; Owner: svc_owner
---
-
-CREATE TRIGGER _510_sequences AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.source = 'api'::text) AND (new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__sequences();
-
---
 -- Name: appointment_occurrences _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
@@ -17147,7 +17271,7 @@ CREATE TRIGGER _700_availability AFTER INSERT OR DELETE OR UPDATE ON app_public.
 -- Name: appointments _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
-CREATE TRIGGER _700_availability AFTER INSERT OR DELETE ON app_public.appointments FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointments__availability();
+CREATE TRIGGER _700_availability AFTER DELETE ON app_public.appointments FOR EACH ROW EXECUTE FUNCTION app_private.tg_appointments__availability();
 
 --
 -- Name: calendars _700_availability; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -17292,12 +17416,6 @@ CREATE TRIGGER _900_webhooks AFTER UPDATE OF status ON app_public.enrollments FO
 --
 
 CREATE TRIGGER _900_webhooks AFTER INSERT ON app_public.form_submissions FOR EACH ROW WHEN ((new.status = 'accepted'::text)) EXECUTE FUNCTION app_private.tg_form_submissions__webhooks();
-
---
--- Name: appointments _900_webhooks_booked; Type: TRIGGER; Schema: app_public; Owner: svc_owner
---
-
-CREATE TRIGGER _900_webhooks_booked AFTER INSERT ON app_public.appointments FOR EACH ROW WHEN (((new.kind = 'appointment'::text) AND (new.status = 'booked'::text))) EXECUTE FUNCTION app_private.tg_appointments__webhooks();
 
 --
 -- Name: appointments _900_webhooks_cancelled; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -17559,13 +17677,6 @@ ALTER TABLE ONLY app_public.appointments
 
 ALTER TABLE ONLY app_public.appointments
     ADD CONSTRAINT appointments_organization_id_created_by_fkey FOREIGN KEY (organization_id, created_by) REFERENCES app_public.people(organization_id, id) ON DELETE SET NULL (created_by);
-
---
--- Name: appointments appointments_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
---
-
-ALTER TABLE ONLY app_public.appointments
-    ADD CONSTRAINT appointments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
 -- Name: appointments appointments_organization_id_location_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -21108,6 +21219,13 @@ GRANT ALL ON FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id
 GRANT ALL ON FUNCTION app_hidden.step_due(organization_id uuid, send_schedule_id uuid, step jsonb, at timestamp with time zone) TO svc_worker;
 
 --
+-- Name: FUNCTION team_member_refusal(loc app_public.locations, offering_id uuid, postal_code text, country_code text, team_member_id uuid, during tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.team_member_refusal(loc app_public.locations, offering_id uuid, postal_code text, country_code text, team_member_id uuid, during tstzrange) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.team_member_refusal(loc app_public.locations, offering_id uuid, postal_code text, country_code text, team_member_id uuid, during tstzrange) TO svc_request;
+
+--
 -- Name: FUNCTION team_time(loc app_public.locations, team_members uuid[], calendars uuid[], within tstzrange); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -21610,16 +21728,16 @@ REVOKE ALL ON FUNCTION app_private.tg_appointment_occurrences__availability() FR
 REVOKE ALL ON FUNCTION app_private.tg_appointments__availability() FROM PUBLIC;
 
 --
+-- Name: FUNCTION tg_appointments__inserted(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_appointments__inserted() FROM PUBLIC;
+
+--
 -- Name: FUNCTION tg_appointments__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_appointments__own_clients() FROM PUBLIC;
-
---
--- Name: FUNCTION tg_appointments__sequences(); Type: ACL; Schema: app_private; Owner: svc_owner
---
-
-REVOKE ALL ON FUNCTION app_private.tg_appointments__sequences() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_appointments__webhooks(); Type: ACL; Schema: app_private; Owner: svc_owner
