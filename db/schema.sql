@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000037) and migrations/current/ (010-booking-in-fewer-statements.sql) leave.
--- migrations sha256:04ecd4dba9d81bfc2035535b6a5fb582382698cf9943935a6b9651d907f90876
+-- The schema that migrations/committed/ (000001–000038) and migrations/current/ (none) leave.
+-- migrations sha256:4b91c0d23e2a1dc91b9f629c0f7ecc1297f20a33a43a387d23f8ee3026e06eee
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 

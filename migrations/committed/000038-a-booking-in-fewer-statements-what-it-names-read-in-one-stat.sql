@@ -1,3 +1,8 @@
+--! Previous: sha1:fccba25f1dbd28ff57443d851376faec86627436
+--! Hash: sha1:7152d7a262e91554723578285b34209dc3d54560
+--! Message: A booking in fewer statements: what it names read in one statement, a named team member's rules in one definer call, one insert trigger, the redundant key to organizations dropped
+
+--! split: 010-booking-in-fewer-statements.sql
 -- A booking in fewer statements (docs/appointments-booking.md, "Performance").
 --
 -- A booking is a short transaction, and in a short transaction what PostgreSQL pays most for is
