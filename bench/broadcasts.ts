@@ -4,8 +4,9 @@
 //      claimed set-based with the sequences engine's rules, rendered, stored, recorded), against
 //      a bare batched insert of the same outbox rows (one INSERT … SELECT per batch of the same
 //      size), and against the floor the documented record sets (the same outbox rows plus the end
-//      of each recipient's enrollment, batched, nothing else); meanwhile contacts_get is read in a closed loop over HTTP, p95 during the run
-//      against idle; the CPU time of the database backend doing each (from /proc) beside it;
+//      of each recipient's enrollment, batched, nothing else); meanwhile contacts_get is read in
+//      a closed loop over HTTP, p95 during the run against idle; the CPU time of the database
+//      backend doing each (from /proc) beside it;
 //   2. SMTP: a BENCH_SMTP_RECIPIENTS-recipient broadcast to a local smtp-server through a
 //      nodemailer pool (EMAIL_TRANSPORT with ?pool=true), against the bare nodemailer pool
 //      sending the same number of messages to the same server;

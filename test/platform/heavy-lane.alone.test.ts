@@ -46,7 +46,8 @@ const heavyDefinition = {
   })),
 };
 
-const preview = (key: string) => app.request('POST', '/api/v1/audiences/preview-count', { key, body: heavyDefinition });
+const preview = (key: string, body: typeof heavyDefinition = heavyDefinition) =>
+  app.request('POST', '/api/v1/audiences/preview-count', { key, body });
 
 // The admission tests send several previews at once that then queue for the lane's one
 // connection: each must last long enough to overlap the others' arrival, and the four admitted
@@ -54,8 +55,7 @@ const preview = (key: string) => app.request('POST', '/api/v1/audiences/preview-
 // machine or a slow one. So their definition is cut to last about a third of a second, from how
 // long the heavy one takes here.
 let admissionDefinition = heavyDefinition;
-const admissionPreview = (key: string) =>
-  app.request('POST', '/api/v1/audiences/preview-count', { key, body: admissionDefinition });
+const admissionPreview = (key: string) => preview(key, admissionDefinition);
 async function calibrate(): Promise<void> {
   const single = await timed(() => preview(acme.keys.org!));
   const rules = Math.max(1, Math.min(heavyDefinition.rules.length, Math.round(heavyDefinition.rules.length * 350 / single.ms)));
