@@ -82,6 +82,9 @@ test.serial('the exposition parses strictly and counts requests by operation and
 });
 
 test.serial('the database pools the app holds report connections in use, idle and waiting', async (t) => {
+  // a request just before the scrape, so the request pool holds a connection whatever the
+  // time since the previous test (its idle connections close after 30 s)
+  t.is((await app.request('GET', `/api/v1/contacts/${tenant.ids.ann}`, { key: tenant.keys.org })).status, 200);
   const m = parsePrometheus((await scrape()).text);
   for (const pool of ['request', 'heavy']) {
     for (const state of ['in_use', 'idle', 'waiting']) {
@@ -90,7 +93,9 @@ test.serial('the database pools the app holds report connections in use, idle an
     }
   }
   t.is(sampleValue(m, 'svc_db_pool_connections', { pool: 'request', state: 'waiting' }), 0);
-  t.true(sampleValue(m, 'svc_db_pool_connections', { pool: 'request', state: 'idle' })! >= 1);
+  const held = sampleValue(m, 'svc_db_pool_connections', { pool: 'request', state: 'idle' })!
+    + sampleValue(m, 'svc_db_pool_connections', { pool: 'request', state: 'in_use' })!;
+  t.true(held >= 1, `request pool holds ${held}`);
 });
 
 test.serial('background jobs by task and state, and messages by channel and status, are counted at scrape time', async (t) => {
