@@ -212,9 +212,15 @@ const { rows: sample } = await owner.query<{ id: string; email: string; phone: s
 const { rows: northSample } = await owner.query<{ id: string }>(
   `select contact_id as id from app_public.contact_locations tablesample system (5)
     where organization_id = $1 and location_id = $2 limit 5000`, [big.organization_id, big.ids.north]);
+// The floor of a count over an unindexed column: a table holding nothing but the organization
+// and that column (what the narrowest structure an exact count could read holds), built fresh.
+await owner.query('drop table if exists public.bench_floor_calls');
+await owner.query('create table public.bench_floor_calls as select organization_id, total_calls from app_public.contacts');
+await owner.query('vacuum analyze public.bench_floor_calls');
 const { rows: [sizes] } = await owner.query(`
   select pg_size_pretty(pg_table_size('app_public.contacts')) as contacts,
          pg_size_pretty(pg_relation_size('app_public.contacts_search')) as search_index,
+         pg_size_pretty(pg_table_size('public.bench_floor_calls')) as floor_calls,
          (select count(*) from app_public.contacts) as total,
          (select count(*) from app_public.contacts where organization_id = $1) as big`, [big.organization_id]);
 let n = 0;
@@ -361,6 +367,14 @@ const workloads: Workload[] = [
       { field: 'total_calls', op: 'gte', value: 1 }, { field: 'field_values.plan', op: 'eq', value: 'gold' },
       { field: 'display_name', op: 'contains', value: pick(sample).name.split(' ')[1]!.slice(0, 4).toLowerCase() },
       { field: 'last_seen_at', op: 'gte', value: '2025-01-01' }, { field: 'created_at', op: 'lte', value: '2030-01-01' }] }) }) },
+  // Floors: the least an exact answer costs, whatever serves it (one statement as the owner, no
+  // authentication, policies, page or rendering), for the figures whose goals they bound.
+  { name: 'floor: exact count of a 3–4 letter q (trigram index, as the owner, nothing else)', key: 'org', bare: true,
+    next: () => ({ path: `/bare/floor/q-count?q=${encodeURIComponent(shortQ())}` }) },
+  { name: 'floor: exact count of a common last name (trigram index, as the owner, nothing else)', key: 'org', bare: true,
+    next: () => ({ path: `/bare/floor/q-count?q=${encodeURIComponent(qKinds['common last name']!())}` }) },
+  { name: 'floor: exact count of total_calls gt k (a table of just organization_id and total_calls)', key: 'org', bare: true,
+    next: () => ({ path: `/bare/floor/calls-count?gt=${1 + (n % 4)}` }) },
   { name: 'contacts_get, location-limited manager', key: 'north_mgr', next: () => ({ path: `/api/v1/contacts/${pick(northSample).id}` }) },
   { name: 'contacts_search by q (typical), location-limited manager', key: 'north_mgr', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(typicalQ)())}` }) },
   { name: 'contacts_search by q (typical), MEMBER (id, name, email, phone)', key: 'member', next: () => ({ path: `/api/v1/contacts?q=${encodeURIComponent(pick(typicalQ)())}` }) },
@@ -583,6 +597,28 @@ const ratioTable = [
   ratioRow('contacts_upsert of existing contacts ÷ of new contacts, requests/s', '≥ 0.9', (v) => v >= 0.9,
     rpsOver('contacts_upsert, existing', 'contacts_upsert, new')),
 ].join('\n');
+// Where a goal sits below its floor (the least any exact answer costs, measured in the same run),
+// no implementation under the spec's exact totals can meet it on this machine.
+const floorRow = (figure: string, goal: string, limit: number, name: string, over: (n: string) => number | undefined,
+  pacedOver?: (n: string) => number | undefined) => {
+  const v = over(name);
+  const pv = pacedOver?.(name);
+  const reach = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : `${fmt(x, 2)} (${(goal.startsWith('≥') ? x >= limit : x <= limit) ? 'within the goal' : 'out of reach'})`);
+  return `| ${figure} | ${goal} | ${reach(v).replace(/^([\d.,]+)/, '**$1**')} | ${pacedOver ? reach(pv) : '–'} |`;
+};
+const floorTable = [
+  '| figure | goal | its floor, saturated | its floor, paced |', '|---|---|---|---|',
+  floorRow('contacts_get requests/s ÷ bare route: me_get (authentication and claims, before any contact is read) ÷ bare route', '≥ 0.8', 0.8,
+    'me_get', (x) => rpsOver(x, 'bare express+pg')),
+  floorRow('3–4 letters of a name: the bare exact count alone, p95 ÷ contacts_get p95', '≤ 5', 5,
+    'floor: exact count of a 3–4 letter q', p95Over, pacedP95Over),
+  floorRow('a common last name: the bare exact count alone, p95 ÷ contacts_get p95', '≤ 10', 10,
+    'floor: exact count of a common last name', p95Over, pacedP95Over),
+  floorRow('audiences_preview_count, 1 unindexed rule: the bare count over a two-column table, p95 ÷ contacts_get p95', '≤ 5', 5,
+    'floor: exact count of total_calls gt k', p95Over, pacedP95Over),
+  floorRow('audiences_preview_count, 5 rules (they include a total_calls rule): the same floor', '≤ 15', 15,
+    'floor: exact count of total_calls gt k', p95Over, pacedP95Over),
+].join('\n');
 const upsertIns = sat('contacts_upsert, new');
 const lastName = matchCounts.find((m) => m.kind === 'common last name');
 const lastShare = lastName ? `${fmt((100 * lastName.avg) / CONTACTS, 1)} %` : '–';
@@ -620,6 +656,16 @@ Contacts of the big organization a q matches (20 samples of each kind): ${matchC
 The ratios of issue 20, each between two measurements of this run (MCP against REST has its own bench, \`npm run bench:mcp\`):
 
 ${ratioTable}
+
+Floors: the least an exact answer costs, whatever serves it, measured in this run. Each is one statement sent by a bare
+express+pg route as the owner (no authentication, policies, page or rendering): the exact count of the contacts whose
+search text holds q, through the trigram index (each match is read from the table, because a trigram index only narrows
+the candidates for ILIKE), and the count of \`total_calls > k\` over a table that holds nothing but \`organization_id\`
+and \`total_calls\` (${sizes.floor_calls}, freshly vacuumed: the narrowest row an exact count of an unindexed column could
+read). me_get, the cheapest authenticated request, is the floor of contacts_get. Where a floor is already past its goal,
+no implementation that keeps the spec's exact \`total\` meets that goal here:
+
+${floorTable}
 
 | target | goal | saturated | paced |
 |---|---|---|---|

@@ -36,6 +36,22 @@ if (kind === 'svc' || kind === 'svc-limited') {
     const { rows } = await pool.query('select * from app_public.contacts where organization_id = $1 and id = $2', [orgId, req.params.id]);
     res.json(rows[0] ?? null);
   });
+  // Floors for bench:contacts: the least any exact answer to a search or an audience count
+  // must do, as the owner in one statement (no authentication, policies, page or rendering).
+  // An exact total of the contacts whose search text holds q, through the trigram index.
+  app.get('/bare/floor/q-count', async (req, res) => {
+    const { rows } = await pool.query(`select count(*)::int as total from app_public.contacts c
+      where c.organization_id = $1 and app_hidden.contact_search_text(c.name, c.email, c.phone) ilike app_hidden.like_anywhere($2)`,
+    [orgId, String(req.query.q ?? '')]);
+    res.json(rows[0]);
+  });
+  // An exact count of the contacts with total_calls above k, read from a table holding nothing
+  // but the organization and that column (bench_floor_calls, which bench:contacts builds).
+  app.get('/bare/floor/calls-count', async (req, res) => {
+    const { rows } = await pool.query('select count(*)::int as total from public.bench_floor_calls where organization_id = $1 and total_calls > $2',
+      [orgId, Number(req.query.gt ?? 0)]);
+    res.json(rows[0]);
+  });
   // one appointment written as appointments_create writes it (the contact's details copied, the
   // table's constraints, indexes and triggers as they are), with no authentication, policies,
   // booking checks or idempotency record: the floor a booking stands on (bench:appointments)
