@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000038) and migrations/current/ (none) leave.
--- migrations sha256:4b91c0d23e2a1dc91b9f629c0f7ecc1297f20a33a43a387d23f8ee3026e06eee
+-- The schema that migrations/committed/ (000001–000039) and migrations/current/ (none) leave.
+-- migrations sha256:e59294367a1caeb32660a3b92a4cbd7514a88b4cd322a1ca48890a2a88d20334
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -11134,11 +11134,7 @@ begin
   -- the booked webhook
   if booked and asked.hooked then
     perform app_private.webhook_emit(new.organization_id, 'appointment.booked', new.created_at,
-      jsonb_build_object('id', new.id, 'location_id', new.location_id, 'calendar_id', new.calendar_id,
-        'team_member_id', new.staff_profile_id, 'offering_id', new.offering_id, 'contact_id', new.contact_id,
-        'title', new.title, 'start_time', new.starts_at, 'end_time', new.ends_at, 'recurring', new.rrule is not null,
-        'status', new.status, 'cancelled_at', new.cancelled_at,
-        'attendee_name', new.attendee_name, 'attendee_phone', new.attendee_phone, 'attendee_email', new.attendee_email));
+      app_private.webhook_appointment_data(new));
   end if;
   return null;
 end $$;
@@ -11192,19 +11188,11 @@ CREATE FUNCTION app_private.tg_appointments__webhooks() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-declare
-  event text := case when new.status = 'cancelled' then 'appointment.cancelled' else 'appointment.booked' end;
 begin
-  if not app_private.webhook_wanted(new.organization_id, event) then
-    return null;
+  if app_private.webhook_wanted(new.organization_id, 'appointment.cancelled') then
+    perform app_private.webhook_emit(new.organization_id, 'appointment.cancelled', new.cancelled_at,
+      app_private.webhook_appointment_data(new));
   end if;
-  perform app_private.webhook_emit(new.organization_id, event,
-    coalesce(new.cancelled_at, new.created_at),
-    jsonb_build_object('id', new.id, 'location_id', new.location_id, 'calendar_id', new.calendar_id,
-      'team_member_id', new.staff_profile_id, 'offering_id', new.offering_id, 'contact_id', new.contact_id,
-      'title', new.title, 'start_time', new.starts_at, 'end_time', new.ends_at, 'recurring', new.rrule is not null,
-      'status', new.status, 'cancelled_at', new.cancelled_at,
-      'attendee_name', new.attendee_name, 'attendee_phone', new.attendee_phone, 'attendee_email', new.attendee_email));
   return null;
 end $$;
 
@@ -11214,7 +11202,7 @@ ALTER FUNCTION app_private.tg_appointments__webhooks() OWNER TO svc_owner;
 -- Name: FUNCTION tg_appointments__webhooks(); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.tg_appointments__webhooks() IS 'appointment.booked when an appointment is booked, appointment.cancelled when it is cancelled (blocks of time off are neither).';
+COMMENT ON FUNCTION app_private.tg_appointments__webhooks() IS 'appointment.cancelled when an appointment is cancelled (blocks of time off are not); appointment.booked is the insert trigger''s.';
 
 --
 -- Name: tg_calls__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -11857,6 +11845,28 @@ ALTER FUNCTION app_private.tg_sms_opt_outs__sequences() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_sms_opt_outs__sequences() IS 'A number opted out: its contacts'' SMS sequences are cancelled.';
+
+--
+-- Name: webhook_appointment_data(app_public.appointments); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.webhook_appointment_data(a app_public.appointments) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('id', a.id, 'location_id', a.location_id, 'calendar_id', a.calendar_id,
+    'team_member_id', a.staff_profile_id, 'offering_id', a.offering_id, 'contact_id', a.contact_id,
+    'title', a.title, 'start_time', a.starts_at, 'end_time', a.ends_at, 'recurring', a.rrule is not null,
+    'status', a.status, 'cancelled_at', a.cancelled_at,
+    'attendee_name', a.attendee_name, 'attendee_phone', a.attendee_phone, 'attendee_email', a.attendee_email)
+$$;
+
+ALTER FUNCTION app_private.webhook_appointment_data(a app_public.appointments) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION webhook_appointment_data(a app_public.appointments); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.webhook_appointment_data(a app_public.appointments) IS 'The data of the appointment.booked and appointment.cancelled webhook events.';
 
 --
 -- Name: webhook_contact_data(app_public.contacts); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -21900,6 +21910,12 @@ REVOKE ALL ON FUNCTION app_private.tg_sequences__unsubscribe() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_sms_opt_outs__sequences() FROM PUBLIC;
+
+--
+-- Name: FUNCTION webhook_appointment_data(a app_public.appointments); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.webhook_appointment_data(a app_public.appointments) FROM PUBLIC;
 
 --
 -- Name: FUNCTION webhook_contact_data(c app_public.contacts); Type: ACL; Schema: app_private; Owner: svc_owner
