@@ -1,4 +1,4 @@
-// Writes db/schema.sql.
+// Writes db/schema.sql and, split by area, db/schema/<area>.sql.
 //
 // `npm run db:dump`: migrates a throwaway database on the server `svc` uses (DATABASE_URL, else
 // the embedded one) with the committed migrations and the one in progress, as `npm test` does,
@@ -11,21 +11,21 @@
 // pg_dump) it says why and lets graphile-migrate's command go on; the schema-dump test then
 // stays red until `npm run db:dump` is run.
 import { randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import {
-  committedMigrations, dumpSchema, findPgDump, migrationsHash, readSchemaFile, renderSchemaFile, schemaFile,
+  committedMigrations, dumpSchema, findPgDump, migrationsHash, readSchemaFile, schemaFile, writeSchemaFiles,
 } from './schema-dump.ts';
 
 async function write(url: string, withCurrent: boolean): Promise<string | undefined> {
   const pgDump = await findPgDump(url);
   if ('unusable' in pgDump) return pgDump.unusable;
-  writeFileSync(schemaFile, renderSchemaFile(await dumpSchema(url, pgDump.path), withCurrent));
-  console.log(`db/schema.sql written (${pgDump.version})`);
+  writeSchemaFiles(await dumpSchema(url, pgDump.path), withCurrent);
+  console.log(`db/schema.sql and db/schema/<area>.sql written (${pgDump.version})`);
 }
 
 /** Why the database graphile-migrate migrated is not the committed migrations alone, if it is not. */

@@ -1,14 +1,16 @@
-// db/schema.sql, the schema the migrations leave, in one file to read: which migrations it was
+// db/schema.sql, the schema the migrations leave, in one file to read (and split by area into
+// db/schema/<area>.sql, scripts/schema-areas.ts): which migrations it was
 // dumped from (a hash in its header, so a test can tell it is stale without a database) and how
 // pg_dump's text is made the same across runs and PostgreSQL versions.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { currentMigrationFiles } from '../src/db/migrate.ts';
+import { PLATFORM, splitByArea } from './schema-areas.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -61,6 +63,39 @@ function header(hash: string, withCurrent: boolean): string {
 
 export function renderSchemaFile(body: string, withCurrent: boolean): string {
   return `${header(migrationsHash(withCurrent), withCurrent)}\n\n${body}`;
+}
+
+export const schemaFolder = `${root}db/schema`;
+
+/**
+ * db/schema/<area>.sql for each area and the platform, from the body of db/schema.sql: what
+ * each file holds, by name. Each begins with a header naming its area and the owner rules.
+ */
+export function renderAreaFiles(body: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [area, text] of splitByArea(body)) {
+    const what = area === PLATFORM
+      ? 'the shared machinery: tenancy, credentials and claims, idempotency, paging, jobs, analysts'
+      : `what src/${area}/ stands on`;
+    files.set(`${area}.sql`, [
+      `-- db/schema/${area}.sql: ${what}.`,
+      '-- The part of db/schema.sql whose objects this area owns (scripts/schema-areas.ts says which);',
+      '-- written with it by `npm run db:dump`. Do not edit; db/README.md says how to read it.',
+      '',
+      text || `-- The ${area} area owns no tables or functions of its own: it reads through the platform's.`,
+      '',
+    ].join('\n'));
+  }
+  return files;
+}
+
+/** Writes db/schema.sql and db/schema/<area>.sql, and removes area files no area writes any more. */
+export function writeSchemaFiles(body: string, withCurrent: boolean): void {
+  writeFileSync(schemaFile, renderSchemaFile(body, withCurrent));
+  const files = renderAreaFiles(body);
+  mkdirSync(schemaFolder, { recursive: true });
+  for (const f of readdirSync(schemaFolder)) if (f.endsWith('.sql') && !files.has(f)) rmSync(`${schemaFolder}/${f}`);
+  for (const [f, text] of files) writeFileSync(`${schemaFolder}/${f}`, text);
 }
 
 /** The committed file: the hash its header carries and the dump below the header. */

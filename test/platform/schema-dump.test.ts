@@ -2,7 +2,10 @@
 // dumped from, checked everywhere; where a pg_dump can dump the test server (one of the same or
 // a newer major version), its text is also compared with a dump of the migrated template.
 import test from 'ava';
-import { dumpSchema, findPgDump, migrationsHash, readSchemaFile } from '../../scripts/schema-dump.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { ownerOf, splitByArea } from '../../scripts/schema-areas.ts';
+import { dumpSchema, findPgDump, migrationsHash, readSchemaFile, renderAreaFiles, schemaFolder } from '../../scripts/schema-dump.ts';
+import { AREAS } from '../../src/areas.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 
 const stale = 'db/schema.sql is out of date: run `npm run db:dump` (db/README.md) and commit it';
@@ -41,4 +44,21 @@ test('db/schema.sql is current: dumped from the migrations of this tree, and wha
   } finally {
     await db.drop();
   }
+});
+
+test('db/schema/<area>.sql is db/schema.sql split by owner: one file per area of src/areas.ts and the platform', (t) => {
+  const want = renderAreaFiles(readSchemaFile().body);
+  t.deepEqual([...want.keys()].sort(), [...AREAS.map((a) => `${a.name}.sql`), 'platform.sql'].sort());
+  const have = readdirSync(schemaFolder).filter((f) => f.endsWith('.sql')).sort();
+  t.deepEqual(have, [...want.keys()].sort(), `${stale}: db/schema/ holds other files than the areas'`);
+  for (const [file, text] of want) t.true(readFileSync(`${schemaFolder}/${file}`, 'utf8') === text, `db/schema/${file}: ${stale}`);
+});
+
+test('every table and function has an owning area, and a trigger function follows its table', (t) => {
+  t.is(ownerOf('table', 'contacts'), 'contacts');
+  t.is(ownerOf('function', 'tg_appointments__inserted'), 'appointments');
+  t.is(ownerOf('function', 'authenticate'), 'platform');
+  t.is(ownerOf('function', 'no_such_function_anywhere'), undefined);
+  t.throws(() => splitByArea('--\n-- Name: mystery; Type: TABLE; Schema: app_public; Owner: svc_owner\n--\n\nCREATE TABLE app_public.mystery ();'),
+    { message: /no area owns table app_public\.mystery: add each to OWNERSHIP in scripts\/schema-areas\.ts/ });
 });
