@@ -1,11 +1,14 @@
 // The repository's own rules, as a newcomer meets them: the commit-msg hook that keeps
-// `git log --oneline` readable (CONTRIBUTING.md) is kept in the repository and installed by npm.
+// `git log --oneline` readable (CONTRIBUTING.md) is kept in the repository and installed by npm;
+// every link of the documentation resolves inside a clone; the README stays short; the list of
+// operations in docs/ is the registry's.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { operationsDocFile, renderOperationsDoc } from '../../scripts/operations-doc.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const hook = join(root, '.githooks', 'commit-msg');
@@ -42,4 +45,65 @@ test('the commit-msg hook refuses a subject over 72 characters, or a body with n
 test('npm installs the hook: the prepare script points git at .githooks', (t) => {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   t.regex(pkg.scripts.prepare ?? '', /git config core\.hooksPath \.githooks/);
+});
+
+/** The Markdown files of the repository a reader meets (node_modules and data folders aside). */
+function markdownFiles(dir = ''): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return ['node_modules', '.git', '.data', '.out'].includes(e.name) ? [] : markdownFiles(path);
+    return e.name.endsWith('.md') ? [path] : [];
+  });
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading: string) => heading.trim().toLowerCase().replace(/[`*_]/g, '').replace(/[^\p{L}\p{N} -]/gu, '').replace(/ /g, '-');
+
+function anchorsOf(file: string): Set<string> {
+  const text = readFileSync(join(root, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!)));
+}
+
+test('every link of every Markdown file resolves inside the repository, anchors included', (t) => {
+  const broken: string[] = [];
+  for (const file of markdownFiles()) {
+    const text = readFileSync(join(root, file), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '');
+    const links = [...text.matchAll(/\]\(([^)\s]+)\)/g), ...text.matchAll(/<(https?:\/\/[^>\s]+)>/g)].map((m) => m[1]!);
+    for (const link of links) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(link)) {
+        // the service's own pages on the machine it runs on are the only addresses a document names
+        if (!/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?\//.test(link)) broken.push(`${file}: ${link} points outside the repository`);
+        continue;
+      }
+      const [path, anchor] = link.split('#') as [string, string | undefined];
+      const target = path ? normalize(join(dirname(file), path)) : file;
+      if (target.startsWith('..') || !existsSync(join(root, target))) {
+        broken.push(`${file}: ${link} (no ${target} in the repository)`);
+      } else if (anchor && target.endsWith('.md') && !anchorsOf(target).has(anchor)) {
+        broken.push(`${file}: ${link} (no heading #${anchor} in ${target})`);
+      }
+    }
+  }
+  t.deepEqual(broken, []);
+});
+
+test('README.md stays a front door: at most 350 lines', (t) => {
+  const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n').length;
+  t.true(lines <= 350, `README.md has ${lines} lines; details belong in docs/`);
+});
+
+test('docs/operations.md is what the registry generates (npm run docs:operations)', (t) => {
+  t.true(readFileSync(operationsDocFile, 'utf8') === renderOperationsDoc(), 'docs/operations.md is out of date: run `npm run docs:operations`');
+});
+
+test('nothing in the repository points at files outside it', (t) => {
+  const outside = '../' + 'shared/'; // spelt in two so that this file does not name it
+  const files = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    // committed migrations are history, never edited
+    if (e.isDirectory()) return ['node_modules', '.git', '.data', '.out', 'committed'].includes(e.name) ? [] : files(path);
+    return /\.(ts|md|sql|json|yml)$/.test(e.name) ? [path] : [];
+  });
+  const naming = files('').filter((f) => readFileSync(join(root, f), 'utf8').includes(outside));
+  t.deepEqual(naming, []);
 });
