@@ -1,5 +1,5 @@
 // The authored sequence: its record, steps, edges, conditions, triggers and exit conditions, and
-// the discovery answers (../shared/design/sequences.md). zod checks the structure and the limits
+// the discovery answers (docs/sequences-authoring.md). zod checks the structure and the limits
 // so REST, OpenAPI and MCP name them; the database decides what depends on data (trigger and exit
 // types are rows, custom fields, stages, audiences, send schedules, the steps enrollments stand on)
 // and checks everything again (migrations: 210-sequences-authoring.sql).

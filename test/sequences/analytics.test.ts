@@ -1,4 +1,4 @@
-// sequences_analytics (../shared/design/sequences.md "Analytics"): per-step counts in the
+// sequences_analytics (docs/sequences-reads.md, "Analytics"): per-step counts in the
 // sequence's step order, wait steps included; a rollup; and whether delivery counts mean
 // anything with this email transport.
 import test from 'ava';
