@@ -5,7 +5,7 @@
 // app_hidden.voice_call_record (migration 000015, part 722-calls-webhook.sql).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';

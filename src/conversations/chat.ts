@@ -15,7 +15,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import { corsForOrigins } from '../http/cors.ts';
 import { ApiError, badRequest, notFound } from '../platform/errors.ts';

@@ -12,7 +12,7 @@
 //     each recorded once by its id (app_hidden.delivery_record_event).
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { z } from 'zod';
-import { publicCall } from '../db/public.ts';
+import { publicCall } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';

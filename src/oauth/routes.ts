@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import type pg from 'pg';
 import { SCOPES } from '../auth/scopes.ts';
 import type { Config } from '../config.ts';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import type { PageDeps, PublicPage } from '../registry/area.ts';
 import { ApiError, toApiError } from '../platform/errors.ts';

@@ -5,26 +5,14 @@
 // client's one-click `List-Unsubscribe=One-Click`, suppresses the address for email and cancels
 // its email sequences. Both answer 404 for a token that is not one.
 import type pg from 'pg';
-import { checkout, releaseClient } from '../db/request.ts';
+import { publicStatement } from '../db/request.ts';
 import type { PublicPage } from '../registry/area.ts';
 
 interface Shown { organization: string; email: string; unsubscribed: boolean }
 
 async function call(pool: pg.Pool, fn: 'unsubscribe_lookup' | 'unsubscribe_confirm', token: string): Promise<Shown | null> {
-  const client = await checkout(pool);
-  let broken = false;
-  try {
-    await client.query('begin');
-    await client.query('set local role svc_request');
-    const { rows: [row] } = await client.query<{ result: Shown | null }>(`select app_hidden.${fn}($1::text) as result`, [token]);
-    await client.query('commit');
-    return row?.result ?? null;
-  } catch (e) {
-    broken = await client.query('rollback').then(() => false, () => true);
-    throw e;
-  } finally {
-    releaseClient(client, broken);
-  }
+  const [row] = await publicStatement<{ result: Shown | null }>(pool, `select app_hidden.${fn}($1::text) as result`, [token]);
+  return row?.result ?? null;
 }
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -88,3 +88,21 @@ test('no import cycle', (t) => {
   for (const file of graph.keys()) visit(file, []);
   t.deepEqual(cycles, []);
 });
+
+test('the database layer has two ways in for a request: idempotency uses only runStatement and runTransaction', (t) => {
+  const text = readFileSync(join(root, 'src/platform/idempotency.ts'), 'utf8');
+  const imports = [...text.matchAll(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/gm)]
+    .filter((m) => m[3]!.startsWith('.'))
+    .map((m) => ({
+      from: normalize(join('src/platform', m[3]!)),
+      names: m[2]!.split(',').map((n) => n.trim()).filter(Boolean).map((n) => (m[1] ? `type ${n}` : n)),
+    }));
+  t.deepEqual(imports.map((i) => i.from).sort(), ['src/db/request.ts', 'src/db/sql.ts']);
+  const values = imports.flatMap((i) => i.names).filter((n) => !n.startsWith('type '));
+  t.deepEqual(values.sort(), ['runStatement', 'runTransaction']);
+  // the transaction's internals stay inside the database layer
+  const request = readFileSync(join(root, 'src/db/request.ts'), 'utf8');
+  for (const internal of ['checkout', 'releaseClient', 'transactionOn', 'statementOn', 'publicStatementOn']) {
+    t.notRegex(request, new RegExp(`^export (?:async )?function ${internal}\\b`, 'm'), internal);
+  }
+});
