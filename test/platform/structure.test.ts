@@ -106,3 +106,29 @@ test('the database layer has two ways in for a request: idempotency uses only ru
     t.notRegex(request, new RegExp(`^export (?:async )?function ${internal}\\b`, 'm'), internal);
   }
 });
+
+// Who may do what is decided by row-level security and the SQL functions
+// (app_hidden.requirement_refusal_for and the predicates beside each table), never in
+// TypeScript: code may hand an operation's requirements to SQL and show a credential's claims,
+// but not compare them.
+const PERMISSION_IN_TYPESCRIPT = [
+  /\b(memberAccess|managerPower|member_access|manager_power)\s*(===|!==|==|!=)/,
+  /\bclaims\??\.(role|key_role|powers|scopes|records_level|location_ids|sms_enabled)\s*(===|!==|==|!=|\.includes|\.some|\.every)/,
+  /\.(powers|scopes)\s*\.\s*(includes|some|every)\(\s*(op|operation|requirement|req|required)\b/,
+];
+// lines that match a pattern above but show a value instead of deciding with it
+const SHOWS_ONLY: Record<string, RegExp> = {
+  // /me reports a MEMBER key's powers as none, as the spec's example does
+  'src/me/me_get.ts': /powers: claims\.key_role === 'MEMBER' \? \[\] : claims\.powers/,
+};
+
+test('TypeScript decides no permission: requirements and claims are handed to SQL, never compared', (t) => {
+  const found: string[] = [];
+  for (const file of graph.keys()) {
+    if (file.startsWith('src/registry/')) continue; // where requirements are declared
+    readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
+      if (PERMISSION_IN_TYPESCRIPT.some((p) => p.test(line)) && !SHOWS_ONLY[file]?.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  t.deepEqual(found, []);
+});
