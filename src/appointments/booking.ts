@@ -1,5 +1,5 @@
 // appointments_create, appointments_update, appointments_reschedule, appointments_cancel. Each runs
-// one SQL function (migration 000015, part 550-appointments-booking.sql): the booking rules and the
+// the SQL function of the same name (app_public.appointments_*): the booking rules and the
 // roles are there, and the database's exclusion constraints decide races (409 slot_taken).
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';

@@ -1,6 +1,6 @@
 // Messages from outside, as the operator simulates them (`svc admin inbound sms|email`,
 // operator-cli.md) and as the Delivery issue's provider webhooks will hand them over: one owner
-// transaction each (app_private.conversations_inbound_*, migration 701-…), which also queues
+// transaction each (app_private.conversations_inbound_*), which also queues
 // the AI's answer or a keyword's.
 import type pg from 'pg';
 import { AdminError, asAdmin } from '../admin/commands.ts';
@@ -28,7 +28,7 @@ export async function inboundSms(pool: pg.Pool, m: InboundSms): Promise<Record<s
   const from = phone(m.from, '--from');
   const body = required(m.body, '--body');
   return asAdmin(async () => (await pool.query(
-    // the delivery area's entry (850-…), the webhook's path: this area's function, then the replied exit
+    // the delivery area's entry (app_hidden.delivery_inbound_sms), the webhook's path: this area's function, then the replied exit
     'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, false) as result', [to, from, body, m.providerId ?? null])).rows[0].result);
 }
 
@@ -50,7 +50,7 @@ export async function inboundEmail(pool: pg.Pool, m: InboundEmail): Promise<Reco
   const from = required(m.from, '--from');
   const body = required(m.body, '--body');
   return asAdmin(async () => (await pool.query(
-    // the delivery area's entry (851-…): reply+TOKEN addresses too, the same path as its webhook
+    // the delivery area's entry (app_hidden.delivery_inbound_email): reply+TOKEN addresses too, the same path as its webhook
     'select app_hidden.delivery_inbound_email($1, $2, $3, $4, $5, $6, false) as result',
     [to, from, m.subject ?? null, body, m.inReplyTo === undefined ? null : asMessageIdHeader(m.inReplyTo), m.providerId ?? null])).rows[0].result);
 }

@@ -1,6 +1,6 @@
 // The one-click unsubscribe page of sequence email (RFC 8058), outside /api/v1 and with no
 // sign-in: the token in the URL is the authority (random, 244 bits; only its SHA-256 is stored,
-// migration 000014, its part 330-sequences-engine-unsubscribe.sql). GET shows a confirmation page and
+// app_private.unsubscribe_tokens; app_hidden.unsubscribe_lookup). GET shows a confirmation page and
 // changes nothing (mail scanners follow links); POST, from that page's button or from the mail
 // client's one-click `List-Unsubscribe=One-Click`, suppresses the address for email and cancels
 // its email sequences. Both answer 404 for a token that is not one.

@@ -236,9 +236,9 @@ test.serial('writes are refused: on the replica, and on the primary by the analy
   } finally {
     await c.end();
   }
-  // PostgreSQL's large-object functions are everyone's by default: taken from PUBLIC (migration
-  // 000036), an analyst makes no large object on the primary; a temporary table of a session
-  // still open does not keep its revocation from working
+  // PostgreSQL's large-object functions are everyone's by default: taken from PUBLIC, an
+  // analyst makes no large object on the primary; a temporary table of a session still open
+  // does not keep its revocation from working
   const leaving = await make('lo_maker', { org: org.a });
   const lo = new pg.Client(pair.replicaUrlAs(leaving.name, leaving.password).replace(/:(\d+)\/svc$/, `:${new URL(pair.primaryUrl).port}/svc`));
   await lo.connect();

@@ -247,7 +247,7 @@ test.serial('409 slot_taken: another booking, a team member\'s block, a location
 });
 
 test.serial('422: an organization key whose creator has left the organization cannot book; nothing written', async (t) => {
-  // Leaving revokes the creator's keys (000001, tg_people__revoke_keys); the booking function
+  // Leaving revokes the creator's keys (app_private.tg_people__revoke_keys); the booking function
   // checks again on its own, which is what is tested here: Lee leaves and the key stays live.
   await app.db.owner.query(`update app_public.people set active = false where organization_id = $1 and email = 'lee@acme.example'`, [org()]);
   await app.db.owner.query(`update app_private.api_keys set revoked_at = null where organization_id = $1 and id = $2`, [org(), acme.key_ids.leaver_key]);
