@@ -103,9 +103,9 @@ test.serial('opens and clicks: the enrollment\'s opened and clicked events, once
   t.like(res.body.results, [{ recorded: true, type: 'opened' }, { recorded: true, type: 'clicked' }]);
   const replay = await unchanged(t, app, orgs(), () => postEvents({ id: `oc-${message}-o`, message_id: message, type: 'opened' }));
   t.like(replay.body.results[0], { duplicate: true });
-  // through the command too (a second open of the same message: another event id)
-  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'opened' }), { recorded: true, type: 'opened' });
-  t.deepEqual(await typesOf(eid), ['enrolled', 'sent', 'delivered', 'opened', 'clicked', 'opened']);
+  // through the command too: a second open of the same message is the same report (one per message and kind)
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'opened' }), { duplicate: true });
+  t.deepEqual(await typesOf(eid), ['enrolled', 'sent', 'delivered', 'opened', 'clicked']);
   t.is(await status(), 'delivered', 'an open or a click leaves the delivery status');
   const after = await analyticsOf();
   t.is(after.opened - before.opened, 1, 'opened counts enrollments, not opens');
@@ -113,7 +113,7 @@ test.serial('opens and clicks: the enrollment\'s opened and clicked events, once
   // the conditions event.opened / event.clicked read these events (sequences › authoring-language)
 });
 
-const analyticsOf = async (): Promise<{ opened: number; clicked: number }> => {
+const analyticsOf = async (): Promise<{ opened: number; clicked: number; delivered: number; failed: number; sent: number }> => {
   const r = await app.request('GET', `/api/v1/sequences/${seq}/analytics`, { key: acme.keys.org });
   return r.body.steps.find((s: { step_key: string }) => s.step_key === 'mail');
 };
@@ -142,6 +142,32 @@ test.serial('a hard bounce suppresses the address and fails the enrollment; a co
   // the other organization's contacts with those addresses are untouched
   const { rows: [o] } = await app.db.owner.query('select count(*)::int as n from app_public.email_suppressions where organization_id = $1', [other.organization_id]);
   t.is(o.n, 0);
+});
+
+test.serial('a report that arrives twice is recorded once, whatever its path or provider id; analytics count it once', async (t) => {
+  const before = await analyticsOf();
+  const { enrollment: eid, message } = await sent(acme.ids.ann!);
+  // the command, then the events webhook under two ids of its own, then the command again
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'delivered' }), { recorded: true });
+  for (const id of [`twice-${message}-a`, `twice-${message}-b`]) {
+    const res = await postEvents({ id, message_id: message, type: 'delivered' });
+    t.like(res.body.results[0], { known: true, recorded: false, duplicate: true }, id);
+  }
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'delivered' }), { duplicate: true });
+  // a soft bounce then a hard one: two reports (the hard one still suppresses and fails), one bounced event
+  await postEvents({ id: `twice-${message}-s`, message_id: message, type: 'bounced', bounce: 'soft', reason: 'mailbox full' });
+  await postEvents({ id: `twice-${message}-s2`, message_id: message, type: 'bounced', bounce: 'soft', reason: 'again' });
+  const hard = await postEvents({ id: `twice-${message}-h`, message_id: message, type: 'bounced', bounce: 'hard', reason: 'gone' });
+  t.like(hard.body.results[0], { recorded: true, suppressed: true });
+  t.deepEqual(await typesOf(eid), ['enrolled', 'sent', 'delivered', 'bounced', 'failed']);
+  const { rows } = await app.db.owner.query(`select type, detail->>'bounce' as bounce from app_private.delivery_events where message_id = $1 order by id`, [message]);
+  t.deepEqual(rows.map((r) => [r.type, r.bounce]), [['delivered', null], ['bounced', 'soft'], ['bounced', 'hard']]);
+  t.is((await analyticsOf()).delivered - before.delivered, 1);
+  // the database holds the rule, not only the function that records reports
+  const dup = app.db.owner.query(`insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id)
+    values ($1, $2, 'delivered', 'mail', $3)`, [acme.organization_id, eid, message]);
+  await t.throwsAsync(dup, { message: /duplicate key/ });
+  await app.db.owner.query('delete from app_public.email_suppressions where organization_id = $1 and email = $2', [acme.organization_id, 'ann@example.com']);
 });
 
 test.serial('svc admin delivery takes the same path: once per event; refusals name the flag', async (t) => {
