@@ -3,7 +3,8 @@
 -- whatever id the provider gave it. Providers repeat their reports under new ids, and the sink
 -- already reports `delivered` as it stores a message: keying reports on the provider's id alone
 -- recorded the same delivery twice and analytics counted it twice. The rule lives in unique
--- indexes, so no path can write around it.
+-- indexes, so no path can write around it. A provider's `failed` or `undelivered` is the
+-- enrollment's `failed` event after `sent`, counted in the step's `failed` analytics.
 
 -- What two reports of the same kind left behind before the indexes: the first one stays.
 delete from app_private.delivery_events d
@@ -32,8 +33,10 @@ returns jsonb language plpgsql security definer set search_path = pg_catalog, pu
 declare
   ev_id bigint;
   enrollment uuid := case when om.meta ? 'enrollment_id' then (om.meta->>'enrollment_id')::uuid end;
-  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'bounced'
-                                     when 'failed' then 'bounced' when 'bounced' then 'bounced'
+  -- a provider that could not deliver (Twilio's `undelivered` and `failed`, a `failed` report) is
+  -- the enrollment's `failed` after `sent`; `bounced` is an email bounce
+  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'failed'
+                                     when 'failed' then 'failed' when 'bounced' then 'bounced'
                                      when 'opened' then 'opened' when 'clicked' then 'clicked' end;
   hard boolean := om.channel = 'email' and (type = 'complained' or (type = 'bounced' and detail->>'bounce' = 'hard'));
   holder uuid;
@@ -61,7 +64,8 @@ begin
     insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
     select om.organization_id, e.id, enrollment_event, om.meta->>'step_key', om.id,
            case when enrollment_event = 'bounced'
-                then left(concat_ws(': ', detail->>'bounce', coalesce(detail->>'reason', type)), 500) end
+                then left(concat_ws(': ', detail->>'bounce', coalesce(detail->>'reason', type)), 500)
+                when enrollment_event = 'failed' then left(coalesce(detail->>'reason', detail->>'error_code', type), 500) end
       from app_public.enrollments e
      where e.organization_id = om.organization_id and e.id = enrollment
     on conflict do nothing;
@@ -82,4 +86,4 @@ begin
     'organization_id', om.organization_id, 'type', type, 'suppressed', hard and holder is not null);
 end $$;
 comment on function app_private.delivery_message_event(app_private.outgoing_messages, text, text, jsonb) is
-  'A provider''s report about one message, once per event key and once per kind (delivery_events_once_per_kind): delivery_status, the enrollment''s delivered/bounced/opened/clicked event (once per message), and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+  'A provider''s report about one message, once per event key and once per kind (delivery_events_once_per_kind): delivery_status, the enrollment''s delivered/bounced/failed/opened/clicked event (once per message), and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';

@@ -170,6 +170,19 @@ test.serial('a report that arrives twice is recorded once, whatever its path or 
   await app.db.owner.query('delete from app_public.email_suppressions where organization_id = $1 and email = $2', [acme.organization_id, 'ann@example.com']);
 });
 
+test.serial('a failed report is the enrollment\'s failed event after sent, counted in the step\'s failed analytics', async (t) => {
+  const before = await analyticsOf();
+  const { enrollment: eid, message } = await sent(acme.ids.ann!);
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'failed', reason: 'relay refused' }), { recorded: true, type: 'failed' });
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'failed' }), { duplicate: true });
+  const evs = await events(app.db, eid);
+  t.deepEqual(evs.map((e) => e.type), ['enrolled', 'sent', 'failed']);
+  t.like(evs.at(-1), { step_key: 'mail', message_id: message, reason: 'relay refused' });
+  const after = await analyticsOf();
+  t.is(after.failed - before.failed, 1, 'counted as failed');
+  t.is(after.sent - before.sent, 1, 'and as sent: it was handed over');
+});
+
 test.serial('svc admin delivery takes the same path: once per event; refusals name the flag', async (t) => {
   const ann = await sent(acme.ids.ann!);
   t.like(await adminDelivery(app.db.owner, { messageId: ann.message, event: 'delivered' }), { recorded: true, type: 'delivered' });
