@@ -37,7 +37,9 @@ declare
   -- the enrollment's `failed` after `sent`; `bounced` is an email bounce
   enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'failed'
                                      when 'failed' then 'failed' when 'bounced' then 'bounced'
-                                     when 'opened' then 'opened' when 'clicked' then 'clicked' end;
+                                     when 'opened' then 'opened' when 'clicked' then 'clicked'
+                                     -- an out-of-office answer: shown, never a reply (353-delivery-auto-replies.sql)
+                                     when 'auto_replied' then 'auto_replied' end;
   hard boolean := om.channel = 'email' and (type = 'complained' or (type = 'bounced' and detail->>'bounce' = 'hard'));
   holder uuid;
 begin

@@ -233,12 +233,13 @@ test.serial('a reply found by References alone, or by the reply+TOKEN address al
 });
 
 test.serial('auto-replies are recorded on the message but are not replies: no conversation message, no replied, no exit', async (t) => {
-  for (const extra of ['Auto-Submitted: auto-replied', 'X-Autoreply: yes', 'Precedence: auto_reply']) {
+  for (const extra of ['Auto-Submitted: auto-replied', 'Auto-Submitted: auto-generated', 'X-Autoreply: yes', 'X-Autorespond: yes',
+    'Precedence: auto_reply', 'Precedence: bulk', 'Precedence: junk']) {
     const ann = await sent(acme.ids.ann!);
     const res = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, extra, body: 'I am away until Monday.' }));
     t.is(res.status, 200, JSON.stringify(res.body));
     t.like(res.body, { auto_reply: true, recorded: true, message_id: ann.message });
-    t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent'], extra);
+    t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent', 'auto_replied'], extra);
     t.is((await enrollment(app.db, ann.enrollment)).status, 'active');
   }
   const ann = await sent(acme.ids.ann!);
@@ -249,6 +250,52 @@ test.serial('auto-replies are recorded on the message but are not replies: no co
   // Auto-Submitted: no is a person's message
   const person = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, extra: 'Auto-Submitted: no' }));
   t.like(person.body, { auto_reply: false });
+});
+
+// The subjects mail clients give their automatic answers, in the main languages (Outlook, Exchange,
+// Gmail, Apple Mail, Thunderbird), with no header saying so
+const AUTO_SUBJECTS = ['Automatic reply: Your visit', 'Auto-Reply: Your visit', 'AutoReply: Your visit', 'Autoreply', 'Auto Response: away',
+  'Out of Office: Your visit', 'Out of the office until Monday', 'OOO: Your visit', '[Auto-Reply] Your visit', 'Re: Automatic reply: Your visit',
+  'Abwesenheitsnotiz: Your visit', 'Automatische Antwort: Your visit', 'Réponse automatique : Your visit', 'RÉPONSE AUTOMATIQUE: Your visit',
+  'Respuesta automática: Your visit', 'Risposta automatica: Your visit', 'Automatisch antwoord: Your visit', 'Resposta automática: Your visit',
+  'Automatiskt svar: Your visit', 'Automatisk svar: Your visit', 'Automaattinen vastaus: Your visit', 'Automatyczna odpowiedź: Your visit',
+  'Automatická odpověď: Your visit', 'Автоматический ответ: Your visit', '自動応答: Your visit', '自动回复: Your visit', 'Otomatik yanıt: Your visit'];
+const PERSON_SUBJECTS = ['Re: Your visit', 'About the out of office hours', 'Question about automatic replies', 'Reply', 'Réponse : votre visite'];
+
+test.serial('auto-replies by subject alone, in the main languages, on every path: recorded as auto_replied, never a reply', async (t) => {
+  for (const subject of AUTO_SUBJECTS) {
+    const ann = await sent(acme.ids.ann!);
+    const res = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, subject, body: 'I am away until Monday.' }));
+    t.like(res.body, { auto_reply: true, recorded: true }, subject);
+    t.like(await enrollment(app.db, ann.enrollment), { status: 'active' }, subject);
+  }
+  // the issue's case: Outlook's wording through the command, then the same through the command with a header
+  const ann = await sent(acme.ids.ann!);
+  const r = await inboundEmail(app.db.owner, { to: 'no-reply@acme.example', from: 'ann@example.com', subject: 'Automatic reply: Out of office',
+    body: 'I am out of the office until Monday.', inReplyTo: ann.message });
+  t.like(r, { auto_reply: true, recorded: true });
+  t.like(await enrollment(app.db, ann.enrollment), { status: 'active' });
+  t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent', 'auto_replied']);
+  const byHeader = await sent(acme.ids.ann!);
+  const cli = await svc(['admin', 'inbound', 'email', '--to', 'no-reply@acme.example', '--from', 'ann@example.com', '--subject', 'Re: Your visit',
+    '--body', 'Away', '--in-reply-to', byHeader.message, '--header', 'Auto-Submitted: auto-replied'], { databaseUrl: app.db.ownerUrl });
+  t.is(cli.code, 0, cli.stderr);
+  t.like(JSON.parse(cli.stdout), { auto_reply: true });
+  t.deepEqual(await typesOf(byHeader.enrollment), ['enrolled', 'sent', 'auto_replied']);
+  const badHeader = await unchanged(t, app, orgs(), () => svc(['admin', 'inbound', 'email', '--to', 'no-reply@acme.example', '--from', 'ann@example.com',
+    '--body', 'x', '--header', 'no colon'], { databaseUrl: app.db.ownerUrl }));
+  t.not(badHeader.code, 0);
+  t.regex(badHeader.stderr, /--header/);
+  // two auto-replies to one message: one event
+  await inboundEmail(app.db.owner, { to: 'no-reply@acme.example', from: 'ann@example.com', subject: 'Out of office', body: 'Again', inReplyTo: byHeader.message });
+  t.deepEqual(await typesOf(byHeader.enrollment), ['enrolled', 'sent', 'auto_replied']);
+  // a person's subjects stay replies
+  for (const subject of PERSON_SUBJECTS) {
+    const m = await sent(acme.ids.ann!);
+    const res = await postMime(mime({ inReplyTo: `<${m.message}@acme.example>`, subject }));
+    t.like(res.body, { auto_reply: false }, subject);
+    t.like(await enrollment(app.db, m.enrollment), { status: 'completed', end_reason: 'exit_condition:replied' }, subject);
+  }
 });
 
 test.serial('malformed MIME: no From, or no address at all, is 400 with nothing recorded', async (t) => {
