@@ -50,6 +50,7 @@ const USAGE = `usage: svc <command>
   admin jobs drain [--timeout S]      run every background job due now, then exit
   admin inbound sms --to E164 --from E164 --body TEXT
   admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID (an outbox message_id, or a Message-ID)]
+    [--header "Auto-Submitted: auto-replied" (repeatable: the headers that mark an automatic answer)]
   admin inbound call --payload JSON   the voice platform reports a call (the body POST /webhooks/voice takes)
   admin delivery --message-id ID --event delivered|bounced|failed|complained|opened|clicked [--bounce hard|soft] [--reason TEXT]
   admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
@@ -192,7 +193,7 @@ async function admin(argv: string[]): Promise<void> {
     case 'inbound email': {
       const { values } = args(rest, {
         to: { type: 'string' }, from: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' },
-        'in-reply-to': { type: 'string' },
+        'in-reply-to': { type: 'string' }, header: { type: 'string', multiple: true },
       });
       return withOwner(async (pool) => print(await inboundEmail(pool, { ...values, inReplyTo: values['in-reply-to'] })));
     }

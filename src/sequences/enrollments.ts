@@ -36,7 +36,7 @@ const StepRun = z.object({
 });
 
 export const EnrollmentEventType = z.enum(['enrolled', 'sent', 'delivered', 'bounced', 'opened', 'clicked', 'replied',
-  'skipped', 'failed', 'unknown', 'paused', 'resumed', 'completed', 'cancelled']);
+  'auto_replied', 'skipped', 'failed', 'unknown', 'paused', 'resumed', 'completed', 'cancelled']);
 
 const EnrollmentEvent = z.object({
   type: EnrollmentEventType,

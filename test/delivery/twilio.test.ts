@@ -16,6 +16,7 @@ import { createTransports, type OutgoingMessage, type Transports } from '../../s
 import { sinkTransport } from '../../src/delivery/sink.ts';
 import { parseTwilioSetting, twilioSignature, twilioSignatureValid, twilioSmsTransport } from '../../src/delivery/twilio.ts';
 import { signedUrl } from '../../src/delivery/webhooks.ts';
+import { adminDelivery } from '../../src/delivery/admin.ts';
 import type { Request } from 'express';
 import { insertSendSchedule, insertSequence } from '../sequences/helpers.ts';
 import { enroll, events, stepRuns } from '../sequences/engine-helpers.ts';
@@ -230,7 +231,7 @@ test.serial('texts sent together: each provider id is kept as its text is accept
   t.true(runs.every((r) => /^SM\d{32}$/.test(r.provider_id)));
 });
 
-test.serial('a sequence text leaves through the provider; its status callbacks are the enrollment\'s delivered or bounced, in order', async (t) => {
+test.serial('a sequence text leaves through the provider; its status callbacks are the enrollment\'s delivered or failed, in order', async (t) => {
   const seq = await insertSequence(app.db, acme.organization_id, { steps: [{ step_key: 'text', type: 'sms', body: 'Hello {{contact.first_name}}' },
     { step_key: 'done', type: 'wait' }] });
   const enrolled = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
@@ -247,15 +248,24 @@ test.serial('a sequence text leaves through the provider; its status callbacks a
   const types = (await events(app.db, eid)).map((e) => e.type);
   t.deepEqual(types.filter((x) => x === 'delivered'), ['delivered'], 'recorded once');
   t.true(types.indexOf('sent') < types.indexOf('delivered'), types.join());
-  // a second enrollment's text undelivered: bounced with the provider's error
+  // a second enrollment's text undelivered: failed with the provider's error (then failed too: once)
   await app.db.owner.query('delete from app_public.enrollments where id = $1', [eid]);
   const again = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
   await runJobs(app.db, transports);
   const [run2] = await stepRuns(app.db, again.body.enrollment.id);
   const om2 = await outgoing(run2.message_id);
   await status(om2.provider_id, 'undelivered', { ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });
-  const bounced = (await events(app.db, again.body.enrollment.id)).filter((e) => e.type === 'bounced');
-  t.deepEqual(bounced.map((e) => [e.step_key, e.reason, e.message_id]), [['text', '30003: Unreachable destination handset', om2.id]]);
+  await status(om2.provider_id, 'failed', { ErrorCode: '30003' });
+  const evs = await events(app.db, again.body.enrollment.id);
+  const types2 = evs.map((e) => e.type);
+  t.false(types2.includes('bounced'), types2.join());
+  t.true(types2.indexOf('sent') < types2.indexOf('failed'), types2.join());
+  t.deepEqual(evs.filter((e) => e.type === 'failed').map((e) => [e.step_key, e.reason, e.message_id]),
+    [['text', '30003: Unreachable destination handset', om2.id]]);
+  // and through the command: the same kind again for that message is recorded once
+  t.like(await adminDelivery(app.db.owner, { messageId: om2.id, event: 'delivered' }), { recorded: true });
+  t.like((await status(om2.provider_id, 'delivered')).body, { duplicate: true });
+  t.is((await events(app.db, again.body.enrollment.id)).filter((e) => e.type === 'delivered').length, 1);
 });
 
 test.serial('an inbound SMS opens the contact\'s conversation at the number\'s location, once per MessageSid; refusals record nothing', async (t) => {
