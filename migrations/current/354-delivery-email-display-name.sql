@@ -14,4 +14,3 @@ returns text language sql stable security definer set search_path = pg_catalog, 
 $$;
 comment on function app_private.email_from_name(uuid, uuid) is
   'The display name of an email''s From: "<person>, <organization>" for a person''s reply in a conversation, else the organization''s name.';
-revoke all on function app_private.email_from_name(uuid, uuid) from public;

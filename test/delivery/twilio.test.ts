@@ -268,6 +268,38 @@ test.serial('a sequence text leaves through the provider; its status callbacks a
   t.is((await events(app.db, again.body.enrollment.id)).filter((e) => e.type === 'delivered').length, 1);
 });
 
+test.serial('a sequence texts from the number people text the contact from (its location\'s), and the answer lands in that one thread', async (t) => {
+  // a person texts Ann (linked to North): North's number, one thread
+  const person = await app.request('POST', '/api/v1/conversations/sms', { key: acme.keys.org, body: { contact_id: acme.ids.ann, body: 'Your visit is booked' } });
+  t.is(person.status, 201, JSON.stringify(person.body));
+  const { rows: [thread] } = await app.db.owner.query('select c.id, c.business_address from app_public.conversations c join app_public.conversation_messages m on m.conversation_id = c.id where m.id = $1',
+    [person.body.message.id]);
+  t.is(thread.business_address, NORTH);
+  // an organization-wide sequence texts her: from North's number too, not the default
+  const seq = await insertSequence(app.db, acme.organization_id, { exit_conditions: [{ type: 'replied' }],
+    steps: [{ step_key: 'hi', type: 'sms', body: 'How was it?' }, { step_key: 'later', type: 'sms', body: 'Again?', delay: { days: 2 } }] });
+  const enrolled = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
+  t.is(enrolled.status, 200, JSON.stringify(enrolled.body));
+  const before = received.length;
+  await runJobs(app.db, transports);
+  const [run] = await stepRuns(app.db, enrolled.body.enrollment.id);
+  t.like(run, { step_key: 'hi', status: 'sent' });
+  t.is((await outgoing(run.message_id)).sender, NORTH);
+  t.like(received.slice(before).at(-1)!.form, { From: NORTH, To: ANN, Body: 'How was it?' });
+  // Ann answers the text she got: the person's thread, and the sequence's reply
+  const answer = await inbound(ANN, 'It was great');
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  const { rows } = await app.db.owner.query(`select conversation_id from app_public.conversation_messages where body = 'It was great'`);
+  t.deepEqual(rows.map((r) => r.conversation_id), [thread.id]);
+  const types = (await events(app.db, enrolled.body.enrollment.id)).map((e) => e.type);
+  t.true(types.includes('replied'), types.join());
+  // the rule itself: a contact linked nowhere with a number gets the sequence location's, else the default
+  const { rows: [n] } = await app.db.owner.query(`select app_private.contact_sms_sender($1, $2, null) as own,
+      app_private.contact_sms_sender($1, gen_random_uuid(), $3) as loc, app_private.contact_sms_sender($1, gen_random_uuid(), null) as dflt`,
+    [acme.organization_id, acme.ids.ann, acme.ids.south]);
+  t.deepEqual(n, { own: NORTH, loc: '+15553010002', dflt: '+15553010000' });
+});
+
 test.serial('an inbound SMS opens the contact\'s conversation at the number\'s location, once per MessageSid; refusals record nothing', async (t) => {
   const sid = inboundSid();
   const res = await inbound('+15557770001', 'Do you open on Saturdays?', sid);
