@@ -172,10 +172,14 @@ async function admin(argv: string[]): Promise<void> {
         org: { type: 'string' }, locations: { type: 'string' }, 'all-organizations': { type: 'boolean' }, name: { type: 'string' },
         'connection-limit': { type: 'string' }, 'statement-timeout': { type: 'string' },
       });
-      return withOwner(async (pool, db) => print(await createAnalyst(pool, db.ownerUrl, {
-        org: values.org, locations: values.locations, allOrganizations: values['all-organizations'], name: values.name,
-        connectionLimit: values['connection-limit'], statementTimeout: values['statement-timeout'],
-      })));
+      return withOwner(async (pool, db) => {
+        const made = await createAnalyst(pool, db.ownerUrl, {
+          org: values.org, locations: values.locations, allOrganizations: values['all-organizations'], name: values.name,
+          connectionLimit: values['connection-limit'], statementTimeout: values['statement-timeout'],
+        });
+        if (made.warning) process.stderr.write(`warning: ${made.warning}\n`);
+        print(made);
+      });
     }
     case 'analyst revoke': {
       const { values } = args(rest, { name: { type: 'string' } });
