@@ -14,6 +14,7 @@ import { AREAS } from './areas.ts';
 import { loadConfig } from './config.ts';
 import { tasksOf, type TaskDeps } from './registry/area.ts';
 import { sendQueriesWhole } from './db/request.ts';
+import { outlivingOutages } from './db/outage.ts';
 import { createTransports, type Transports } from './delivery/index.ts';
 import { log } from './log.ts';
 
@@ -42,8 +43,7 @@ export async function startWorker(connectionString: string, transports: Transpor
   // graphile-worker makes is ended without waiting, and a connection still closing when the
   // embedded database stops would throw. Sized as graphile-worker's default (concurrency + room).
   const pgPool = new pg.Pool({ connectionString, max: 10 });
-  pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
-  pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
+  outlivingOutages(pgPool, 'worker');
   pgPool.on('connect', sendQueriesWhole);
   let runner: Runner;
   try {
@@ -80,8 +80,7 @@ export const everyMinuteTasks = (lines: string = crontab): string[] =>
 export async function drainJobs(connectionString: string, transports: Transports, opts: { timeoutMs?: number; baseUrl?: string } = {})
   : Promise<{ drained: true; due_later: number }> {
   const pgPool = new pg.Pool({ connectionString, max: 4 });
-  pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
-  pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
+  outlivingOutages(pgPool, 'worker');
   const count = async (sql: string) => Number((await pgPool.query(sql)).rows[0].n);
   let timer: NodeJS.Timeout | undefined;
   try {

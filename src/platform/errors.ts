@@ -1,6 +1,7 @@
 // The one error envelope (spec: Errors) and the one place that maps database errors to it.
 import type { ZodError } from 'zod';
-import { isCheckoutTimeout } from '../db/request.ts';
+import { CommitOutcomeUnknown, isCheckoutTimeout } from '../db/request.ts';
+import { isConnectionLost } from '../db/outage.ts';
 
 export interface Envelope {
   statusCode: number;
@@ -126,5 +127,11 @@ export const internalError = () => new ApiError(500, 'internal_error', 'Somethin
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   if (isCheckoutTimeout(e)) return busy();
+  // no server to answer (down, restarting): the caller comes back, as for the server's own 08 and 57
+  if (isConnectionLost(e)) return BY_CLASS['08']!();
+  if (e instanceof CommitOutcomeUnknown) {
+    return new ApiError(503, 'unavailable', 'The database connection was lost while the change was committing, '
+      + 'so it may or may not have been made; check before retrying, or retry with an Idempotency-Key', { retry_after: 1 });
+  }
   return fromDatabase(e) ?? internalError();
 }
