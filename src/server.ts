@@ -8,6 +8,7 @@ import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createRequestPool } from './db/request.ts';
+import { outlivingOutages } from './db/outage.ts';
 import { createApp, metricsOf } from './http/app.ts';
 import { ApiError, badRequest, envelope } from './platform/errors.ts';
 import { createInternalGraphql } from './graphql/internal.ts';
@@ -28,11 +29,8 @@ export interface Running {
 }
 
 export function requestPool(db: Database): pg.Pool {
-  const pool = createRequestPool(db.loginUrl);
-  // An idle connection the server dropped (restart, failover) is replaced on next use; without
-  // a listener the pool's error event would end the process.
-  pool.on('error', (err) => log.warn({ err }, 'idle database connection lost'));
-  return pool;
+  // connections the server dropped (restart, failover) are replaced on next use (createRequestPool)
+  return createRequestPool(db.loginUrl);
 }
 
 export async function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
@@ -81,7 +79,7 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   const db = await openDatabase(config);
   await migrate(db.ownerUrl, db.loginPassword);
 
-  const owner = new pg.Pool({ connectionString: db.ownerUrl, max: 2 });
+  const owner = outlivingOutages(new pg.Pool({ connectionString: db.ownerUrl, max: 2 }), 'owner');
   const seeded = await seedIfEmpty(owner);
   await owner.end();
   if (seeded) process.stdout.write(`${describeSeed(seeded, config.baseUrl)}\n`);

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { literal, sql, toQuery, type Sql } from './sql.ts';
+import { outlivingOutages } from './outage.ts';
 
 /**
  * How long one request's message (or one statement of a multi-statement handler) may run in
@@ -37,7 +38,7 @@ export function createRequestPool(
     statement_timeout: opts.statementTimeoutMs ?? REQUEST_STATEMENT_TIMEOUT_MS,
   });
   pool.on('connect', sendQueriesWhole);
-  return pool;
+  return outlivingOutages(pool, 'request');
 }
 
 /**
