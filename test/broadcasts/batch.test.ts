@@ -102,12 +102,12 @@ test.serial('the batch renders what the per-message claim renders: variables, HT
     const [stored] = (await outboxOf(app.db, id)).filter((m) => m.recipient === 'ann@example.com');
     t.deepEqual([stored.subject, stored.body, stored.meta], [batch.subject, batch.body, batch.meta]);
     t.deepEqual((await eventsOf(run, '  Ann   <b>Lee</b>  Smith ')).map((v) => v.type), ['enrolled', 'sent', 'delivered', 'completed']);
-    // an SMS goes from the location's number
+    // an SMS goes from the number people text the contact from: Ann's location's (North), though the broadcast has none
     const sms = await fired('Rendered SMS', [{ step_key: 'news', type: 'sms', body: 'Hi {{contact.first_name}} from {{location.name|us}}' }],
       { contacts: [acme.ids.ann!] });
     await send(sms.run);
     const { rows: [text] } = await app.db.owner.query(`select sender, body from app_private.outbox where meta->>'run_id' = $1`, [sms.run]);
-    t.deepEqual(text, { sender: '+15550000000', body: 'Hi Ann from us' });
+    t.deepEqual(text, { sender: '+15550000001', body: 'Hi Ann from us' });
   } finally {
     await app.db.owner.query(`update app_public.contacts set name = 'Ann Lee' where id = $1`, [acme.ids.ann]);
   }

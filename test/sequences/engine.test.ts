@@ -87,7 +87,7 @@ test.serial('email, a wait, then SMS: each step once, into the outbox with its m
   t.deepEqual(mail.map((m) => m.channel), ['email', 'sms']);
   t.is(mail[1].body, 'Still there, Ann?');
   t.is(mail[1].recipient, '+15551230001');
-  t.is(mail[1].sender, '+15550000000');
+  t.is(mail[1].sender, '+15550000001', 'the number of the contact\'s location (North), as people text her');
   t.is(mail[1].meta.headers, undefined);
   e = await enrollment(app.db, id);
   t.is(e.status, 'completed');
