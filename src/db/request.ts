@@ -166,8 +166,27 @@ function execute(name: string, values: readonly unknown[]): string {
   return values.length ? `execute ${name}(${values.map(literal).join(', ')})` : `execute ${name}`;
 }
 
-function authCall(keyHash: Buffer, req: Requirement): string {
-  return execute(AUTH.name, [keyHash, req.scope, req.memberAccess, req.managerPower]);
+/**
+ * Who a statement runs as: an API key's (or OAuth access token's) hash, or an internal actor of
+ * the service (the receptionist) whose claims an owner-only SQL function sets: `authenticate`
+ * names it (fixed text, never input) and is called with `args`, then the operation's scope,
+ * member access and manager power, and answers the claims. Such a credential works only on a
+ * connection of the owner, which becomes svc_request after that call.
+ */
+export type Credential = Buffer | InternalCredential;
+export interface InternalCredential { authenticate: string; args: readonly unknown[] }
+
+/** The statements that authenticate and take the request role, and where their answer (the claims) is among them. */
+async function authStatements(client: pg.ClientBase, credential: Credential, req: Requirement): Promise<{ text: string; claimsAt: number }> {
+  if (Buffer.isBuffer(credential)) {
+    await ensurePrepared(client, AUTH.name, AUTH.text);
+    return { text: `set local role svc_request; ${execute(AUTH.name, [credential, req.scope, req.memberAccess, req.managerPower])}`, claimsAt: 1 };
+  }
+  const args = [...credential.args, req.scope, req.memberAccess, req.managerPower];
+  const text = `select ${credential.authenticate}(${args.map((_, i) => `$${i + 1}`).join(', ')}) as claims`;
+  const name = statementName(text);
+  await ensurePrepared(client, name, text);
+  return { text: `${execute(name, args)}; set local role svc_request`, claimsAt: 0 };
 }
 
 // A migration that changes what a prepared statement depends on makes PostgreSQL refuse it
@@ -199,7 +218,7 @@ export async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
 /** Authenticate, authorize and run one statement: one round trip. */
 export async function runStatement(
   pool: pg.Pool,
-  keyHash: Buffer,
+  keyHash: Credential,
   req: Requirement,
   statement: Sql | undefined,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
@@ -226,7 +245,7 @@ export function releaseClient(client: pg.PoolClient, destroy = false): void {
 /** runStatement on a connection the caller checked out (conflicts retried likewise). */
 export function runStatementOn(
   client: pg.ClientBase,
-  keyHash: Buffer,
+  keyHash: Credential,
   req: Requirement,
   statement: Sql,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
@@ -236,13 +255,13 @@ export function runStatementOn(
 /** runStatement on a connection the caller checked out. */
 async function statementOn(
   client: pg.ClientBase,
-  keyHash: Buffer,
+  keyHash: Credential,
   req: Requirement,
   statement: Sql | undefined,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
   return preparedRun(client, async () => {
-    await ensurePrepared(client, AUTH.name, AUTH.text);
-    let text = `set local role svc_request; ${authCall(keyHash, req)}`;
+    const auth = await authStatements(client, keyHash, req);
+    let text = auth.text;
     if (statement) {
       const q = toQuery(statement);
       const name = statementName(q.text);
@@ -250,7 +269,7 @@ async function statementOn(
       text += `; ${execute(name, statement.values)}`;
     }
     const results = (await client.query(text)) as unknown as Results;
-    return { claims: results[1]!.rows[0]!.claims as Claims, rows: statement ? results[2]!.rows : [] };
+    return { claims: results[auth.claimsAt]!.rows[0]!.claims as Claims, rows: statement ? results[2]!.rows : [] };
   });
 }
 
@@ -305,7 +324,7 @@ export class CommitOutcomeUnknown extends Error {
  */
 export async function runTransaction<T>(
   pool: pg.Pool,
-  keyHash: Buffer,
+  keyHash: Credential,
   req: Requirement,
   body: (tx: Tx, claims: Claims, first: Record<string, unknown>[]) => Promise<T>,
   first?: Sql,
@@ -322,14 +341,14 @@ export async function runTransaction<T>(
 /** runTransaction on a connection the caller checked out (an idempotent call: src/platform/idempotency.ts). */
 export async function transactionOn<T>(
   client: pg.ClientBase,
-  keyHash: Buffer,
+  keyHash: Credential,
   req: Requirement,
   body: (tx: Tx, claims: Claims, first: Record<string, unknown>[]) => Promise<T>,
   first?: Sql,
 ): Promise<T> {
   return inTransaction(client, async () => {
-    await ensurePrepared(client, AUTH.name, AUTH.text);
-    let text = `begin; set local role svc_request; ${authCall(keyHash, req)}`;
+    const auth = await authStatements(client, keyHash, req);
+    let text = `begin; ${auth.text}`;
     if (first) {
       const q = toQuery(first);
       const name = statementName(q.text);
@@ -337,7 +356,7 @@ export async function transactionOn<T>(
       text += `; ${execute(name, first.values)}`;
     }
     const results = (await client.query(text)) as unknown as Results;
-    return { claims: results[2]!.rows[0]!.claims as Claims, first: first ? results[3]!.rows : [] };
+    return { claims: results[auth.claimsAt + 1]!.rows[0]!.claims as Claims, first: first ? results[3]!.rows : [] };
   }, body);
 }
 

@@ -16,8 +16,8 @@
 // caller's access changed is idempotency_key_reused, not a stale answer.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { checkout, CommitOutcomeUnknown, PoolBusy, releaseClient, runStatementOn, transactionOn, type Claims, type Requirement,
-  type Tx } from '../db/request.ts';
+import { checkout, CommitOutcomeUnknown, PoolBusy, releaseClient, runStatementOn, transactionOn, type Claims, type Credential,
+  type Requirement, type Tx } from '../db/request.ts';
 import { sql, type Sql } from '../db/sql.ts';
 import { ApiError } from './errors.ts';
 
@@ -76,7 +76,29 @@ function claimWriteRecord(operationId: string, idempotencyKey: string, details: 
 
 export async function runIdempotent(
   pool: pg.Pool,
-  keyHash: Buffer,
+  keyHash: Credential,
+  requirement: Requirement,
+  operationId: string,
+  input: Record<string, unknown>,
+  idempotencyKey: string,
+  now: Date,
+  successStatus: number,
+  write: IdempotentWrite,
+): Promise<Answer> {
+  // a saturated pool is 503 busy like any other call's; a database that cannot be reached
+  // at all is the store being down
+  const client = await checkout(pool).catch((e: unknown) => { throw e instanceof PoolBusy ? e : unavailable(); });
+  try {
+    return await runIdempotentOn(client, keyHash, requirement, operationId, input, idempotencyKey, now, successStatus, write);
+  } finally {
+    releaseClient(client);
+  }
+}
+
+/** runIdempotent on a connection the caller holds (the receptionist's job: its own connection). */
+export async function runIdempotentOn(
+  client: pg.PoolClient,
+  keyHash: Credential,
   requirement: Requirement,
   operationId: string,
   input: Record<string, unknown>,
@@ -89,9 +111,6 @@ export async function runIdempotent(
   const at = now.toISOString();
   const claim = sql`select response_status, response_body
     from app_hidden.idempotency_claim(${operationId}::text, ${idempotencyKey}::text, ${details}::text, ${at}::timestamptz)`;
-  // a saturated pool is 503 busy like any other call's; a database that cannot be reached
-  // at all is the store being down
-  const client = await checkout(pool).catch((e: unknown) => { throw e instanceof PoolBusy ? e : unavailable(); });
   if (typeof write !== 'function') {
     try {
       const { claims, rows: [row] } = await runStatementOn(client, keyHash, requirement,
@@ -103,8 +122,6 @@ export async function runIdempotent(
       // from the server the statement may or may not have committed.
       if (e instanceof ApiError || typeof (e as { code?: unknown })?.code === 'string') throw e;
       throw new CommitOutcomeUnknown(e);
-    } finally {
-      releaseClient(client);
     }
   }
   let claimed = false;
@@ -121,7 +138,5 @@ export async function runIdempotent(
     // Refusals (ApiError, SV… codes) pass; the claim failing otherwise is the store being down.
     if (claimed || e instanceof ApiError || /^SV/.test((e as { code?: string })?.code ?? '')) throw e;
     throw unavailable();
-  } finally {
-    releaseClient(client);
   }
 }

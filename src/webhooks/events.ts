@@ -2,7 +2,7 @@
 // produced by a trigger on the table it describes (migration 000016, part `100-webhooks.sql`).
 export const WEBHOOK_EVENTS = [
   'contact.created', 'contact.updated', 'enrollment.completed', 'appointment.booked', 'appointment.cancelled',
-  'message.received', 'form.submitted',
+  'message.received', 'form.submitted', 'conversation.handed_over',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
