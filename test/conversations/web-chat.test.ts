@@ -92,10 +92,10 @@ test.serial('a person takes over: the AI stops answering, the visitor sees the s
   const res = await start(widget, { message: 'Can I pay by card?', phone: '+1 (555) 888-0001' });
   t.is(res.status, 201);
   const { conversation_id: conversation, token } = res.body;
-  await drain(); // the deterministic responder hands a question it cannot answer to a person
+  await drain(); // the built-in receptionist hands a question it cannot answer to a person, and says so
   const handed = await read(widget, conversation, token);
   t.is(handed.body.response_mode, 'human');
-  t.deepEqual(handed.body.messages.map((m: { from: string }) => m.from), ['visitor']);
+  t.deepEqual(handed.body.messages.map((m: { from: string }) => m.from), ['visitor', 'assistant']);
   const { rows: [contact] } = await app.db.owner.query('select * from app_public.contacts where organization_id = $1 and phone = $2',
     [org(), '+15558880001']);
   t.truthy(contact);
