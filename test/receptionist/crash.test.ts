@@ -45,7 +45,8 @@ test('SIGKILL between the model\'s appointments_create and the answer: one appoi
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   const children: ChildProcess[] = [];
   try {
-    const tenant = await adminApply(db.owner, clinicFixture('Crash Dental'), AREAS);
+    const fixture = clinicFixture('Crash Dental');
+    const tenant = await adminApply(db.owner, fixture, AREAS);
     offering = tenant.ids.cleaning!;
     const run = () => {
       const child = spawn(process.execPath, [bin, 'worker'], {
@@ -61,7 +62,7 @@ test('SIGKILL between the model\'s appointments_create and the answer: one appoi
         await new Promise((r) => setTimeout(r, 20));
       }
     };
-    const inbound = await inboundSms(db.owner, { to: '+15550000001', from: '+15551230001', body: 'Book me a cleaning' });
+    const inbound = await inboundSms(db.owner, { to: fixture.locations[0]!.sms_number, from: '+15551230001', body: 'Book me a cleaning' });
     const appointments = async () => (await db.owner.query(`select id from app_public.appointments where contact_id = $1`,
       [tenant.ids.ann])).rows;
     const first = run();

@@ -21,7 +21,8 @@ export function clinicFixture(name = 'Acme Dental') {
     locations: [
       { ...f.locations[0], hours: allDay, slot_interval_minutes: 60,
         address: { line1: '1 Main St', city: 'Albany', region: 'NY', postal_code: '12207', country_code: 'US' } },
-      { ...f.locations[1], staffed: true, sms_number: '+15550000002', hours: allDay, slot_interval_minutes: 60 },
+      // South's number follows North's (the fixture's own numbers are unique per organization)
+      { ...f.locations[1], staffed: true, sms_number: f.locations[0].sms_number.replace(/1$/, '2'), hours: allDay, slot_interval_minutes: 60 },
     ],
     users: [
       ...f.users,
