@@ -118,9 +118,33 @@ async function saveClient(pool: pg.Pool, clientId: string, registration: Client[
     [clientId, registration, m.client_name, m.client_uri, m.redirect_uris, cacheSeconds]);
 }
 
+/**
+ * The registration's application_type (OpenID Connect Dynamic Client Registration), which the
+ * 2026-07-28 MCP revision requires its clients to send: "native" (desktop, CLI, mobile, a page
+ * served on localhost) or "web" (a remote browser-based app); any other value is refused. A web
+ * app's redirect URIs are https on a host that is not a loopback one (OIDC), so a loopback or
+ * private-use-scheme redirect URI under "web" is refused as the conflict the revision names.
+ * Clients of the 2025 revisions send none: theirs is inferred as the v2 SDK infers it (native
+ * when every redirect URI is loopback http or a private-use scheme, else web), so that they keep
+ * registering.
+ */
+function applicationType(body: Record<string, unknown>, redirectUris: readonly string[]): 'native' | 'web' {
+  const sent = body.application_type;
+  const nativeOnly = (u: string) => { const url = new URL(u); return url.protocol !== 'https:' || LOOPBACK_HOSTS.has(url.hostname); };
+  if (sent === undefined) return redirectUris.every(nativeOnly) ? 'native' : 'web';
+  if (sent !== 'native' && sent !== 'web') {
+    throw new OAuthError(400, 'invalid_client_metadata', 'application_type must be "native" or "web"');
+  }
+  if (sent === 'web' && redirectUris.some(nativeOnly)) {
+    throw new OAuthError(400, 'invalid_redirect_uri', 'A web application\'s redirect URIs are https on a host that is not a loopback one; register as "native" for loopback or private-use-scheme redirect URIs');
+  }
+  return sent;
+}
+
 /** RFC 7591 registration of a public client: the answer (201) is the registered metadata. */
 export async function registerClient(pool: pg.Pool, body: unknown): Promise<Record<string, unknown>> {
   const m = clientMetadata(body);
+  const application_type = applicationType(body as Record<string, unknown>, m.redirect_uris);
   const clientId = `svc_client_${randomBytes(16).toString('base64url')}`;
   await saveClient(pool, clientId, 'dynamic', m);
   return {
@@ -129,6 +153,7 @@ export async function registerClient(pool: pg.Pool, body: unknown): Promise<Reco
     ...(m.client_name !== null ? { client_name: m.client_name } : {}),
     ...(m.client_uri !== null ? { client_uri: m.client_uri } : {}),
     redirect_uris: m.redirect_uris,
+    application_type,
     token_endpoint_auth_method: 'none',
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],

@@ -263,6 +263,9 @@ const token = oauthEndpoint(async (req, res, { pool, config }) => {
   });
 });
 
+/** RFC 9745's Deprecation header: dynamic client registration is deprecated since 2026-07-28 (as a Unix time). */
+export const REGISTRATION_DEPRECATED = `@${Date.UTC(2026, 6, 28) / 1000}`;
+
 const register = oauthEndpoint(async (req, res, { pool }) => {
   cors(res);
   const type = (req.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -274,7 +277,9 @@ const register = oauthEndpoint(async (req, res, { pool }) => {
     if (e instanceof ApiError) throw e;
     throw new OAuthError(400, 'invalid_client_metadata', 'The client metadata is not JSON');
   }
-  res.status(201).set('Cache-Control', 'no-store').json(await registerClient(pool, body));
+  // Dynamic registration is deprecated by the 2026-07-28 MCP revision in favour of client ID
+  // metadata documents; it stays for older clients, and says so (RFC 9745: deprecated since then)
+  res.status(201).set('Cache-Control', 'no-store').set('Deprecation', REGISTRATION_DEPRECATED).json(await registerClient(pool, body));
 }, 'invalid_client_metadata');
 
 const json = (document: (baseUrl: string) => unknown) => async (_req: Request, res: Response, { config }: Deps) => {

@@ -249,6 +249,36 @@ test.serial('registration refuses redirect URIs that are not https, loopback htt
   }
 });
 
+test.serial('registration: application_type is native or web, a web app has https redirect URIs, and the endpoint says it is deprecated', async (t) => {
+  const register = (body: object) => fetch(`${app.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const before = await count('oauth_clients');
+  for (const [body, error] of [
+    [{ redirect_uris: [REDIRECT], application_type: 'desktop' }, 'invalid_client_metadata'],
+    [{ redirect_uris: [REDIRECT], application_type: 7 }, 'invalid_client_metadata'],
+    [{ redirect_uris: [REDIRECT], application_type: null }, 'invalid_client_metadata'],
+    [{ redirect_uris: [REDIRECT], application_type: 'web' }, 'invalid_redirect_uri'],
+    [{ redirect_uris: ['https://app.example/cb', 'com.example.app:/oauth'], application_type: 'web' }, 'invalid_redirect_uri'],
+  ] as const) {
+    const res = await register(body);
+    t.is(res.status, 400, JSON.stringify(body));
+    t.is(((await res.json()) as any).error, error, JSON.stringify(body));
+  }
+  t.is(await count('oauth_clients'), before, 'nothing registered');
+  for (const [body, type] of [
+    [{ redirect_uris: [REDIRECT], application_type: 'native' }, 'native'],
+    [{ redirect_uris: ['https://app.example/cb'], application_type: 'native' }, 'native'],
+    [{ redirect_uris: ['https://app.example/cb'], application_type: 'web' }, 'web'],
+    // a 2025 client sends none: inferred from its redirect URIs
+    [{ redirect_uris: [REDIRECT] }, 'native'],
+    [{ redirect_uris: ['https://app.example/cb'] }, 'web'],
+  ] as const) {
+    const res = await register(body);
+    t.is(res.status, 201, JSON.stringify(body));
+    t.is(res.headers.get('deprecation'), '@1785196800', 'RFC 9745: deprecated since 2026-07-28');
+    t.is(((await res.json()) as any).application_type, type, JSON.stringify(body));
+  }
+});
+
 test.serial('client ID metadata documents: fetched from a listed host, refused at a private address', async (t) => {
   const id = `${docsUrl}/client.json`;
   documents.set('/client.json', { client_id: id, client_name: 'Doc agent', redirect_uris: [REDIRECT] });
