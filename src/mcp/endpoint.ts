@@ -367,9 +367,10 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
 }
 
 async function serve(req: Request, res: Response, server: Server, transport: WebStandardStreamableHTTPServerTransport, json: unknown): Promise<void> {
+  // a rejection here would be unhandled, which ends the process
   res.on('close', () => {
-    void transport.close();
-    void server.close();
+    transport.close().catch(() => undefined);
+    server.close().catch(() => undefined);
   });
   await server.connect(transport);
   await send(res, await transport.handleRequest(webRequest(req), { parsedBody: json }), Array.isArray(json));
