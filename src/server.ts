@@ -50,9 +50,16 @@ export function answerUnparsable(err: Error & { code?: string }, socket: Duplex)
   // Bytes after a request that is still being answered (pipelined garbage): that request's answer
   // is sent whole, then the connection closes; a 400 written now would cut into it.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (inFlight && !inFlight.writableFinished) {
+  if (inFlight && !inFlight.writableFinished && inFlight.req?.complete !== false) {
     inFlight.once('finish', () => socket.end());
     inFlight.once('close', () => socket.destroy());
+    return;
+  }
+  // The request in flight itself is cut short (the connection ended before its Content-Length):
+  // its body will never arrive, so its reader must learn it now; waiting for its answer would
+  // hold the connection open forever.
+  if (inFlight && !inFlight.writableFinished) {
+    socket.destroy();
     return;
   }
   const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';

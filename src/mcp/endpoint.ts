@@ -419,9 +419,10 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
 
 /** A 2025 request (or batch): our stateless transport, answering JSON when the client prefers it. */
 async function serve(request: globalThis.Request, res: Response, server: Server, transport: WebStandardStreamableHTTPServerTransport, json: unknown): Promise<void> {
+  // a rejection here would be unhandled, which ends the process
   res.on('close', () => {
-    void transport.close();
-    void server.close();
+    transport.close().catch(() => undefined);
+    server.close().catch(() => undefined);
   });
   await server.connect(transport);
   await send(res, await transport.handleRequest(request, { parsedBody: json }), Array.isArray(json));

@@ -1,16 +1,19 @@
 // The API outlives its database restarting: a PostgreSQL of the test's own is stopped (as an
-// operator's restart does, then as a crash) under a stream of writes, with the API as an operator
-// runs it (`svc serve --no-worker`, and `svc serve` with its worker). The process stays up, the
-// requests meanwhile answer 503 `unavailable` with Retry-After, every write answered 2xx is
-// stored, and the API serves again within 10 s of the database, its worker's LISTEN included.
+// operator's restart does, then as a crash) under a stream of writes, with the processes as an
+// operator runs them (`svc serve --no-worker` beside `svc worker`, and `svc serve` with its
+// worker). They stay up, requests meanwhile answer 503 `unavailable` with Retry-After, every
+// write answered 2xx is stored, and the API serves again within 10 s of the database, the
+// workers' LISTEN included.
 // The SMTP listener defers mail (451) meanwhile, so the sending server tries again later.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { replyAddress } from '../../src/delivery/index.ts';
 import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres.ts';
 import { startServe } from '../helpers/cli.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -74,14 +77,14 @@ async function waitFor(what: string, check: () => Promise<boolean>, ms: number):
   }
 }
 
-/** The worker's LISTEN connection, as PostgreSQL sees it. */
-async function listening(server: OwnPostgres): Promise<boolean> {
+/** Whether `n` workers' LISTEN connections are there, as PostgreSQL sees them. */
+async function listening(server: OwnPostgres, n = 2): Promise<boolean> {
   const c = new pg.Client(server.ownerUrl);
   c.on('error', () => undefined);
   await c.connect();
   try {
     const { rows } = await c.query(`select count(*)::int as n from pg_stat_activity where datname = 'svc' and query ilike '%listen%jobs:insert%'`);
-    return rows[0].n > 0;
+    return rows[0].n >= n;
   } finally {
     await c.end();
   }
@@ -109,6 +112,8 @@ test('svc serve, with its worker and without, outlives its database restarting u
   const env = { SVC_LOGIN_PASSWORD: server.loginPassword, SVC_RATE_LIMIT: 'off', SVC_ACCESS_LOG_SAMPLE: '0' };
   const apis: Api[] = [];
   const streams: Stream[] = [];
+  let worker: ReturnType<typeof spawn> | undefined;
+  let workerOutput = '';
   const launch = async (name: string, args: string[], more: Record<string, string> = {}) => {
     const proc = startServe(server.ownerUrl, { ...env, ...more }, args);
     apis.push({ name, proc, url: '', worker: !args.includes('--no-worker') });
@@ -123,7 +128,13 @@ test('svc serve, with its worker and without, outlives its database restarting u
     const smtpPort = Number(/"port":(\d+)[^\n]*"msg":"SMTP listener started"/.exec(first)![1]);
     t.is(await smtpAnswer(smtpPort), 550, 'an unknown reply address is refused for good');
     await launch('svc serve', []);
-    await waitFor('the worker listens', () => listening(server), 20_000);
+    // and `svc worker` alone, as an operator runs it beside the API
+    worker = spawn(process.execPath, [fileURLToPath(new URL('../../bin/svc.js', import.meta.url)), 'worker'], {
+      env: { ...process.env, ...env, DATABASE_URL: server.ownerUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    });
+    worker.stdout!.on('data', (d) => { workerOutput += d; });
+    worker.stderr!.on('data', (d) => { workerOutput += d; });
+    await waitFor('both workers listen', () => listening(server), 30_000);
 
     for (const mode of ['fast', 'immediate'] as const) {
       const writes = apis.map((api) => streamWrites(api.url, key, 2));
@@ -160,7 +171,8 @@ test('svc serve, with its worker and without, outlives its database restarting u
       } finally {
         await owner.end();
       }
-      await waitFor(`the worker listens again after a ${mode} restart`, () => listening(server), RECOVERY_MS);
+      t.is(worker!.exitCode, null, `svc worker is alive after the ${mode} restart\n${workerOutput.slice(-3000)}`);
+      await waitFor(`both workers listen again after a ${mode} restart`, () => listening(server), RECOVERY_MS);
     }
     for (const api of apis) {
       api.proc.child.kill('SIGTERM');
@@ -169,6 +181,7 @@ test('svc serve, with its worker and without, outlives its database restarting u
   } finally {
     await Promise.all(streams.map((s) => s.stop()));
     for (const api of apis) if (api.proc.child.exitCode === null) api.proc.child.kill('SIGKILL');
+    if (worker && worker.exitCode === null) worker.kill('SIGKILL');
     await server.destroy();
   }
 });
