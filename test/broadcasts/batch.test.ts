@@ -15,6 +15,7 @@ import { fireDue } from '../../src/broadcasts/fire.ts';
 import { sendRun } from '../../src/broadcasts/run.ts';
 import type { Transport } from '../../src/delivery/index.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
+import { PermanentDeliveryError } from '../../src/delivery/transport.ts';
 import { insertAudience, insertBroadcast, outboxOf, runsOf, schedulePath, startBroadcastsApp } from './helpers.ts';
 
 let app: TestApp;
@@ -124,7 +125,7 @@ test.serial('a provider transport: claimed, handed over after the commit, answer
       const { rows: [sr] } = await app.db.owner.query(`select status from app_public.step_runs where message_id = $1`, [m.id]);
       seen.push({ recipient: m.recipient, status: sr.status });
       t.truthy(tx);
-      if (m.recipient === '+15551230002') throw new Error('number unreachable');
+      if (m.recipient === '+15551230002') throw new PermanentDeliveryError('number unreachable');
       return { providerId: `SM-${m.recipient}` };
     },
   };
