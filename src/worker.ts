@@ -64,7 +64,9 @@ export async function startWorker(connectionString: string, transports: Transpor
     await pgPool.end();
     throw e;
   }
-  log.info({ tasks: Object.keys(taskList), email: transports.email.name, sms: transports.sms.name }, 'worker started');
+  // which receptionist answers SMS and chat (the model's URL and key are never logged)
+  const receptionist = process.env.AI_BASE_URL?.trim() ? `model ${process.env.AI_MODEL || 'gpt-4o-mini'}` : 'built-in';
+  log.info({ tasks: Object.keys(taskList), email: transports.email.name, sms: transports.sms.name, receptionist }, 'worker started');
   const stop = async (reason?: string) => {
     try {
       await runner.stop(reason);

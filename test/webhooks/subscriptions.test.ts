@@ -3,6 +3,7 @@
 // by the organization's owners and admins. URLs on the service's own network are refused when
 // added, and again by the worker at each attempt, unless SVC_WEBHOOKS_ALLOW_PRIVATE=1.
 import test from 'ava';
+import { WEBHOOK_EVENTS } from '../../src/webhooks/events.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { deliverWebhook } from '../../src/webhooks/webhook_deliver.ts';
 import { RETRY_FOR_MS, retryDelayMs } from '../../src/webhooks/events.ts';
@@ -50,7 +51,7 @@ test.serial('add prints the subscription and its secret once; list shows it with
   t.deepEqual(JSON.parse((await cli(['list', '--org', other.organization_id])).stdout).webhooks, []);
 
   const all = await subscribe(app.db.owner, other.organization_id, 'http://127.0.0.1:9/all', 'all');
-  t.is(all.events.length, 7);
+  t.is(all.events.length, WEBHOOK_EVENTS.length);
 
   const removed = await cli(['remove', '--id', out.id]);
   t.is(removed.code, 0, removed.stderr);
