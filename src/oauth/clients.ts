@@ -19,13 +19,17 @@ export class OAuthError extends Error {
   }
 }
 
-// Schemes a browser or OS must never be sent an authorization code through.
-const UNSAFE_SCHEMES = new Set(['javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms']);
+// A native app's private-use scheme, in RFC 8252's reverse-domain form (com.example.app): a
+// domain its author controls, so never one of the schemes browsers and operating systems hand
+// to a program of their own (ms-msdt:, view-source:, javascript:, jar:, feed:, …), none of which
+// holds a period. Nothing else is let through: a list of bad schemes is never complete.
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/;
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * A redirect URI as OAuth 2.1 and RFC 8252 allow it: https, http on a loopback address (any
- * port), or a private-use scheme of a native app; never with a fragment.
+ * port), or a private-use scheme of a native app in reverse-domain form (com.example.app:/cb);
+ * never with a fragment; nothing else.
  */
 export function checkRedirectUri(value: unknown): string {
   if (typeof value !== 'string' || value.length > 2000) throw new OAuthError(400, 'invalid_redirect_uri', 'redirect_uri must be a URI');
@@ -35,17 +39,19 @@ export function checkRedirectUri(value: unknown): string {
   const ok = !url.hash && !value.includes('#') && !url.username && !url.password && (
     (scheme === 'https' && url.hostname !== '')
     || (scheme === 'http' && LOOPBACK_HOSTS.has(url.hostname))
-    || (scheme !== 'http' && scheme !== 'https' && !UNSAFE_SCHEMES.has(scheme) && /^[a-z][a-z0-9+.-]*$/.test(scheme)));
+    || PRIVATE_USE_SCHEME.test(scheme));
   if (!ok) {
-    throw new OAuthError(400, 'invalid_redirect_uri',
-      `${value}: redirect URIs must be https, http on a loopback address, or a private-use scheme, without a fragment`);
+    throw new OAuthError(400, 'invalid_redirect_uri', `${value}: redirect URIs must be https, http on a loopback address `
+      + '(127.0.0.1, [::1], localhost), or a private-use scheme in reverse-domain form (com.example.app:/callback), without a fragment');
   }
   return value;
 }
 
-/** Whether every redirect URI of a client is http on a loopback address (the consent page warns: MCP, CIMD security). */
-export const onlyLoopbackRedirects = (uris: readonly string[]): boolean =>
-  uris.every((u) => { const url = new URL(u); return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname); });
+/** Whether a redirect URI is http on a loopback address (the consent page warns when the one in use is: MCP, CIMD security). */
+export const isLoopbackRedirect = (uri: string): boolean => {
+  const url = URL.parse(uri);
+  return url !== null && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+};
 
 /** Whether a requested redirect URI is one registered: exactly, but any port for http loopback ones. */
 export function redirectMatches(registered: readonly string[], requested: string): boolean {

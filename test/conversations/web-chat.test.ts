@@ -182,6 +182,20 @@ test.serial('rates: five new chats per client address in ten minutes, ten messag
   await refusedWithoutWrites(t, app, org(), 429, 'rate_limited', () => say(widget, conversation, token, { message: 'too many' }));
 });
 
+test.serial('the new-chat limit is per client address across organizations; other visitors of the organization go on', async (t) => {
+  const address = { 'x-forwarded-for': '198.51.100.90' };
+  // five at one organization's widgets (two widgets), then the other organization's refuses it too
+  for (let i = 0; i < 5; i++) {
+    t.is((await start(i % 2 ? acme.ids.org_chat! : acme.ids.north_chat!, { message: `Hop ${i}` }, address)).status, 201);
+  }
+  await refusedWithoutWrites(t, app, other.organization_id, 429, 'rate_limited', () => start(other.ids.org_chat!, { message: 'Elsewhere' }, address));
+  await refusedWithoutWrites(t, app, other.organization_id, 429, 'rate_limited', () => start(other.ids.north_chat!, { message: 'Elsewhere' }, address));
+  // the limited address holds up no one else: other visitors of both organizations start chats
+  for (const w of [acme.ids.north_chat!, acme.ids.org_chat!, other.ids.org_chat!]) {
+    for (let i = 0; i < 3; i++) t.is((await start(w, { message: 'Hello' })).status, 201);
+  }
+});
+
 test.serial('a visitor with neither email nor phone is a contact with no address; CORS answers the widget\'s sites only', async (t) => {
   const widget = acme.ids.north_chat!;
   const anon = await start(widget, { message: 'Just browsing', name: 'Anon' }, { origin: 'https://acme.example' });

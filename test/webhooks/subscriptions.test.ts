@@ -86,6 +86,10 @@ test.serial('bad input and URLs on the service\'s own network exit 2 with one li
     [['add', '--org', org, '--url', 'https://[2002:a00:1::1]/h', '--events', 'all'], /private address/],
     [['add', '--org', org, '--url', 'https://[::ffff:a9fe:a9fe]/h', '--events', 'all'], /private address/],
     [['add', '--org', org, '--url', 'https://[64:ff9b:1::1]/h', '--events', 'all'], /private address/],
+    // site-local and Teredo (IANA's special-purpose registry, not a hand list)
+    [['add', '--org', org, '--url', 'https://[fec0::1]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://198.51.100.7/h', '--events', 'all'], /private address/],
     // longer once percent-encoded than sent
     [['add', '--org', org, '--url', `https://example.com/${'é'.repeat(700)}`, '--events', 'all'], /at most 2000 characters/],
     [['add', '--org', org, '--url', 'https://no-such-host.invalid/h', '--events', 'all'], /does not resolve/],
