@@ -151,3 +151,12 @@ test('comments and docs name functions and tables, never a migration by number o
   const cited = checked.flatMap((f) => migrationCitations(f, readFileSync(join(root, f), 'utf8')));
   t.deepEqual(cited, [], `name the function or table (and db/schema/<area>.sql) instead:\n${cited.join('\n')}`);
 });
+
+test('npm stays quiet on a machine whose own Node is older than the bundled one: .npmrc prints errors only', (t) => {
+  // npm runs on the machine's Node and warns (EBADENGINE) for every package asking for a newer
+  // one, although npm scripts and npx run the bundled Node 24 of the `node` dependency
+  const npmrc = readFileSync(join(root, '.npmrc'), 'utf8');
+  t.regex(npmrc, /^loglevel=error$/m);
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  t.truthy(pkg.dependencies.node, 'Node comes with the project');
+});
