@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000039) and migrations/current/ (600-permission-rules.sql) leave.
--- migrations sha256:70d809b93f6d91a4326d8d11f2270974e925b908087fe549158188bea34b74e4
+-- The schema that migrations/committed/ (000001–000039) and migrations/current/ (200-background-organization.sql, 201-broadcast-schedule-done.sql, 202-broadcast-fire-retry.sql, 203-delivery-retries.sql, 250-worker-processes.sql, 300-inbound-claims.sql, 301-analysts-no-locks-no-temp.sql, 302-chat-limit-per-address.sql, 350-delivery-reports-once.sql, 351-sequences-failed-reports.sql, 352-appointments-no-team-member-available.sql, 353-delivery-auto-replies.sql, 354-delivery-email-display-name.sql, 355-sequences-sms-from-the-contacts-number.sql, 380-broadcast-runs-wait-for-the-window.sql, 500-receptionist.sql, 600-permission-rules.sql) leave.
+-- migrations sha256:d6de1d17172132639ca2d823585fcca76a25302ac4e5c672b5317db6c46cf8c4
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -609,12 +609,30 @@ COMMENT ON FUNCTION app_hidden.audience_definition_check(definition jsonb, at te
 --
 
 CREATE FUNCTION app_hidden.audience_filter(definition jsonb, path text) RETURNS app_hidden.audience_filter
+    LANGUAGE sql STABLE
+    AS $$
+  select app_hidden.audience_filter_of(app_hidden.current_org_id(), app_hidden.current_sees_contact_details(), definition, path)
+$$;
+
+ALTER FUNCTION app_hidden.audience_filter(definition jsonb, path text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_filter(definition jsonb, path text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) IS 'app_hidden.audience_filter_of for the current credential: its organization, and the fields it reads of a contact. Request paths only.';
+
+--
+-- Name: audience_filter_of(uuid, boolean, jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) RETURNS app_hidden.audience_filter
     LANGUAGE plpgsql STABLE
     AS $_$
 declare
-  org uuid := app_hidden.current_org_id();
+  org uuid := org_id;
   -- what the credential reads of a contact decides what its rules may test
-  details boolean := app_hidden.current_sees_contact_details();
+  details boolean := sees_details;
   rules jsonb := coalesce(definition->'rules', '[]');
   f app_hidden.audience_filter := row(null, '{}', '{}', '{}', '{}', '{}');
   parts text[] := '{}';
@@ -825,13 +843,13 @@ begin
   return f;
 end $_$;
 
-ALTER FUNCTION app_hidden.audience_filter(definition jsonb, path text) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION audience_filter(definition jsonb, path text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) IS 'Compiles an audience definition to a parameterized condition over app_public.contacts c (values only as $1..$5 array references); 400 naming the definition''s part to fix when it breaks a limit (app_hidden.audience_definition_check), tests a field the credential cannot read, or does not resolve.';
+COMMENT ON FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) IS 'Compiles an audience definition of organization org_id to a parameterized condition over app_public.contacts c (values only as $1..$5 array references); sees_details: whether rules may test more than display_name, email and phone_number. 400 naming the definition''s part to fix when it breaks a limit, tests a field not allowed, or does not resolve.';
 
 --
 -- Name: audiences; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -1426,6 +1444,7 @@ CREATE TABLE app_public.broadcast_runs (
     claimed_through uuid,
     prepared uuid[] DEFAULT '{}'::uuid[] NOT NULL,
     prepared_after uuid,
+    held_until timestamp with time zone,
     CONSTRAINT broadcast_runs_check CHECK (((status = 'sending'::text) = (finished_at IS NULL))),
     CONSTRAINT broadcast_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
 );
@@ -1451,6 +1470,12 @@ COMMENT ON COLUMN app_public.broadcast_runs.prepared IS 'Enrollments of the batc
 COMMENT ON COLUMN app_public.broadcast_runs.prepared_after IS 'The cursor (claimed_through) before the prepared batch was claimed: where a release moves it back to.';
 
 --
+-- Name: COLUMN broadcast_runs.held_until; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_runs.held_until IS 'The send window was closed when the run fired: its next opening, when the run''s job sends it. NULL when it fired inside the window.';
+
+--
 -- Name: broadcast_run_json(app_public.broadcast_runs); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -1459,10 +1484,20 @@ CREATE FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) RETUR
     AS $$
   select jsonb_build_object('id', r.id, 'status', r.status, 'fire_at', r.fire_at, 'started_at', r.started_at,
     'finished_at', r.finished_at, 'recipients', r.recipients, 'sent', r.sent, 'skipped', r.skipped, 'failed', r.failed,
-    'unknown', r.unknown, 'cancelled', r.cancelled)
+    'unknown', r.unknown, 'cancelled', r.cancelled,
+    -- a sending run's recipients not yet sent, skipped, failed, unknown or cancelled; an ended run has none
+    'waiting', case when r.status = 'sending'
+                    then greatest(0, r.recipients - r.sent - r.skipped - r.failed - r.unknown - r.cancelled) else 0 end,
+    'held_until', case when r.status = 'sending' and r.held_until > now() then r.held_until end)
 $$;
 
 ALTER FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_run_json(r app_public.broadcast_runs); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) IS 'A run as the API shows it: its counts, `waiting` (recipients of a sending run not yet gone) and `held_until` (the send window''s opening a run waits for).';
 
 --
 -- Name: broadcast_schedules; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -1481,6 +1516,9 @@ CREATE TABLE app_public.broadcast_schedules (
     next_fire_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    fire_attempts integer DEFAULT 0 NOT NULL,
+    fire_error text,
+    fire_retry_at timestamp with time zone,
     CONSTRAINT broadcast_schedules_check CHECK (((schedule_kind = 'once'::text) = (send_at IS NOT NULL))),
     CONSTRAINT broadcast_schedules_check1 CHECK (((schedule_kind = 'recurring'::text) = (rrule IS NOT NULL))),
     CONSTRAINT broadcast_schedules_check2 CHECK (((schedule_kind = 'once'::text) OR (timezone IS NOT NULL))),
@@ -1498,6 +1536,24 @@ ALTER TABLE app_public.broadcast_schedules OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.broadcast_schedules IS 'When a broadcast sends: once at send_at, or on each occurrence of rrule in timezone until ends_on. draft (set, sends nothing), scheduled (next_fire_at is the next occurrence), paused.';
+
+--
+-- Name: COLUMN broadcast_schedules.fire_attempts; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_schedules.fire_attempts IS 'Failed attempts to fire the occurrence at next_fire_at (0 when none failed).';
+
+--
+-- Name: COLUMN broadcast_schedules.fire_error; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_schedules.fire_error IS 'Why the last attempt to fire next_fire_at failed, while it is being retried.';
+
+--
+-- Name: COLUMN broadcast_schedules.fire_retry_at; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_schedules.fire_retry_at IS 'When the failed occurrence is tried again; the sweep passes the schedule by until then.';
 
 --
 -- Name: broadcast_schedule_json(app_public.broadcast_schedules, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -1521,6 +1577,8 @@ begin
            limit page_size offset (page - 1) * page_size) r;
   return jsonb_build_object('sequence_id', b.sequence_id, 'schedule_kind', b.schedule_kind, 'send_at', b.send_at,
     'rrule', b.rrule, 'timezone', b.timezone, 'ends_on', b.ends_on, 'status', b.status, 'next_fire_at', b.next_fire_at,
+    'fire_retry', case when b.fire_attempts > 0 then jsonb_build_object('attempts', b.fire_attempts,
+                    'next_attempt_at', b.fire_retry_at, 'last_error', b.fire_error) end,
     'created_at', b.created_at, 'updated_at', b.updated_at,
     'runs', runs, 'runs_total', total, 'page', page, 'limit', page_size);
 end $$;
@@ -1739,10 +1797,11 @@ begin
     raise exception 'chat_start: token_hash is the hex sha-256 of the visitor token';
   end if;
   if client_address is not null then
-    -- one count per (organization, address) at a time: concurrent starts cannot all pass
-    perform pg_advisory_xact_lock(hashtextextended(w.organization_id::text || '|chat|' || client_address, 0));
+    -- one count per address at a time, whichever organization's widget: concurrent starts
+    -- cannot all pass
+    perform pg_advisory_xact_lock(hashtextextended('svc.chat_address:' || client_address, 0));
     if (select count(*) from app_private.chat_sessions s
-         where s.organization_id = w.organization_id and s.client_address = chat_start.client_address
+         where s.client_address = chat_start.client_address
            and s.created_at > now() - make_interval(mins => (lim->>'chats_window_minutes')::int))
        >= (lim->>'chats_per_address')::int then
       perform app_hidden.raise_error(429, 'rate_limited', 'Too many new chats from this address; try again later');
@@ -4224,7 +4283,8 @@ begin
   if provider_id is not null then
     perform pg_advisory_xact_lock(hashtextextended('inbound-email|' || provider_id, 0));
   end if;
-  if auto_reply then
+  -- the headers were read by the caller (auto_reply); the subject is read here, for every path
+  if coalesce(auto_reply, false) or app_private.email_auto_reply_subject(subject) then
     if om.id is null then
       return jsonb_build_object('auto_reply', true, 'recorded', false);
     end if;
@@ -4246,7 +4306,7 @@ ALTER FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address t
 -- Name: FUNCTION delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) IS 'An inbound email: the message answered by In-Reply-To or reply+TOKEN, the conversation continued (and the sequence''s replied event) through conversations_inbound_email; an auto-reply is only recorded on the message answered.';
+COMMENT ON FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) IS 'An inbound email: the message answered by In-Reply-To or reply+TOKEN, the conversation continued (and the sequence''s replied event) through conversations_inbound_email; an auto-reply (auto_reply from the headers, or its subject: email_auto_reply_subject) is only recorded on the message answered and as the enrollment''s auto_replied event.';
 
 --
 -- Name: delivery_inbound_sms(text, text, text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4437,7 +4497,7 @@ CREATE TABLE app_public.enrollment_events (
     step_key text,
     message_id uuid,
     reason text,
-    CONSTRAINT enrollment_events_type_check CHECK ((type = ANY (ARRAY['enrolled'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'opened'::text, 'clicked'::text, 'replied'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'paused'::text, 'resumed'::text, 'completed'::text, 'cancelled'::text])))
+    CONSTRAINT enrollment_events_type_check CHECK ((type = ANY (ARRAY['enrolled'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'opened'::text, 'clicked'::text, 'replied'::text, 'auto_replied'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'paused'::text, 'resumed'::text, 'completed'::text, 'cancelled'::text])))
 );
 
 ALTER TABLE app_public.enrollment_events OWNER TO svc_owner;
@@ -6103,6 +6163,83 @@ begin
 end $$;
 
 ALTER FUNCTION app_hidden.rate_limit_add(window_start timestamp with time zone, counts jsonb) OWNER TO svc_owner;
+
+--
+-- Name: receptionist_authenticate(uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+--
+
+CREATE FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  cv app_public.conversations;
+  settings jsonb;
+  refusal jsonb;
+  loc_ids uuid[];
+  scopes text[] := array['appointments:read', 'appointments:write', 'contacts:read', 'contacts:write'];
+  powers text[] := array['appointments', 'contacts'];
+begin
+  select * into cv from app_public.conversations x
+   where x.organization_id = receptionist_authenticate.organization_id and x.id = receptionist_authenticate.conversation_id;
+  if not found then
+    perform app_hidden.raise_error(401, 'unauthorized', 'No such conversation');
+  end if;
+  if jsonb_typeof(tool_input) is distinct from 'object' then
+    perform app_hidden.raise_error(400, 'bad_request', 'The input must be an object');
+  end if;
+  if tool_input ? 'contact_id' and tool_input->>'contact_id' is distinct from cv.contact_id::text then
+    perform app_hidden.raise_error(403, 'not_allowed', 'The receptionist acts only for the contact of its conversation');
+  end if;
+  if tool_input ? 'location_id' and tool_input->>'location_id' is distinct from cv.location_id::text then
+    perform app_hidden.raise_error(403, 'not_allowed', 'The receptionist acts only at the location of its conversation');
+  end if;
+  if tool_input ? 'locationId' and tool_input->>'locationId' is distinct from cv.location_id::text then
+    perform app_hidden.raise_error(403, 'not_allowed', 'The receptionist acts only at the location of its conversation');
+  end if;
+  if tool_input ? 'appointmentId' and not exists (
+       select 1 from app_public.appointments a
+        where a.organization_id = cv.organization_id and a.contact_id = cv.contact_id
+          and a.id::text = tool_input->>'appointmentId') then
+    perform app_hidden.raise_error(403, 'not_allowed', 'The receptionist acts only on appointments of the contact of its conversation');
+  end if;
+  if operation_id = 'contacts_update' and (select count(*) from jsonb_object_keys(tool_input - 'contactId' - 'name' - 'email' - 'idempotency_key')) > 0 then
+    perform app_hidden.raise_error(403, 'not_allowed', 'The receptionist changes only the contact''s name and email');
+  end if;
+  if operation_id = 'contacts_update' and tool_input->>'contactId' is distinct from cv.contact_id::text then
+    perform app_hidden.raise_error(403, 'not_allowed', 'The receptionist acts only for the contact of its conversation');
+  end if;
+
+  loc_ids := case when cv.location_id is null then '{}'::uuid[] else array[cv.location_id] end;
+  settings := jsonb_build_object(
+    'svc.organization_id', cv.organization_id::text,
+    'svc.credential_id', cv.id::text,
+    'svc.user_id', '',
+    'svc.role', 'manager',
+    'svc.location_ids', loc_ids::text,
+    'svc.powers', powers::text,
+    'svc.scopes', scopes::text,
+    'svc.records_level', 'all',
+    'svc.sms_enabled', 'false');
+  perform set_config(s.key, s.value, true) from jsonb_each_text(settings) s;
+
+  refusal := app_hidden.requirement_refusal(required_scope, member_access, manager_power);
+  if refusal is not null then
+    perform app_hidden.raise_error((refusal->>'status')::int, refusal->>'error', refusal->>'message', refusal->'extra');
+  end if;
+  return jsonb_build_object(
+    'organization_id', cv.organization_id, 'credential_id', cv.id, 'kind', 'organization', 'user_id', null,
+    'role', 'manager', 'key_role', 'MANAGER', 'location_ids', to_jsonb(loc_ids), 'powers', to_jsonb(powers),
+    'scopes', to_jsonb(scopes), 'records_level', 'all', 'sms_enabled', false, 'settings', settings);
+end $$;
+
+ALTER FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO postgres;
+
+--
+-- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) IS 'The receptionist''s claims for one tool call of a conversation (a MANAGER of its location with the appointments and contacts powers), after refusing (403 not_allowed) an input naming another contact, location or appointment. Owner only: called by the answering job before it becomes svc_request.';
 
 --
 -- Name: render_template(text, jsonb, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -8255,6 +8392,32 @@ ALTER FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_
 COMMENT ON FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone) IS 'advance_enrollment for a set: each (sequence, step) group moved in one statement (next step in list order, or completed); sequences with edges one enrollment at a time.';
 
 --
+-- Name: analysts_lock_down_database(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.analysts_lock_down_database() RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+begin
+  -- the database's owner or a superuser may change its privileges; anyone else leaves them
+  if not (select rolsuper from pg_roles where rolname = current_user)
+     and not pg_has_role(current_user, (select datdba from pg_database where datname = current_database()), 'member') then
+    return false;
+  end if;
+  execute format('revoke temporary on database %I from public', current_database());
+  execute format('grant temporary on database %I to svc_owner, svc_login, svc_request, svc_worker', current_database());
+  return true;
+end $$;
+
+ALTER FUNCTION app_private.analysts_lock_down_database() OWNER TO postgres;
+
+--
+-- Name: FUNCTION analysts_lock_down_database(); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.analysts_lock_down_database() IS 'Takes TEMP on the current database from PUBLIC (analysts make no temporary table), gives it to the service''s roles; false when the caller may not.';
+
+--
 -- Name: appointment_booked_holds(app_public.enrollments, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -8408,6 +8571,10 @@ CREATE FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) 
      set status = 'completed', finished_at = now(),
          cancelled = greatest(0, x.recipients - x.sent - x.skipped - x.failed - x.unknown)
    where x.organization_id = broadcast_finish.organization_id and x.id = broadcast_finish.run_id and x.status = 'sending'
+     and not exists (select 1 from app_public.enrollments e
+                       join app_public.step_runs sr on sr.organization_id = e.organization_id and sr.enrollment_id = e.id
+                                                   and sr.step_key = e.current_step_key and sr.status = 'retrying'
+                      where e.organization_id = x.organization_id and e.run_id = x.id and e.status in ('active', 'paused'))
 $$;
 
 ALTER FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) OWNER TO svc_owner;
@@ -8430,6 +8597,7 @@ declare
   first_key text;
   members uuid[];
   n int;
+  held timestamptz;
 begin
   select * into b from app_public.broadcast_schedules x
    where x.organization_id = broadcast_fire.organization_id and x.sequence_id = broadcast_fire.sequence_id for update;
@@ -8463,8 +8631,9 @@ begin
   -- the members as of now, as one list, so both kinds of audience enroll through one statement
   if a.kind = 'dynamic' then
     -- the audience's own rule compiler (no SQL from input: values go as parameters), as
-    -- app_hidden.audience_count runs it, for this organization
-    f := app_hidden.audience_filter(a.definition, 'definition.rules');
+    -- app_hidden.audience_count runs it, for the schedule's organization and with every field
+    -- readable: a fire has no request, so no credential's claims to read them from
+    f := app_hidden.audience_filter_of(s.organization_id, true, a.definition, 'definition.rules');
     execute 'select coalesce(array_agg(c.id), ''{}'') from app_public.contacts c where c.organization_id = $6 and ('
             || f.condition || ')'
       into members using f.texts, f.numbers, f.times, f.ids, f.bools, s.organization_id;
@@ -8487,9 +8656,13 @@ begin
     select s.organization_id, ins.id, 'enrolled', first_key, 'broadcast' from ins
   )
   select count(*) into n from ins;
-  update app_public.broadcast_runs x set recipients = n where x.organization_id = b.organization_id and x.id = run;
+  -- outside the send window, the run waits for its opening (the sequences engine's rule for a
+  -- step due outside it); its recipients stay the run's to send, and to cancel
+  held := app_hidden.sequence_next_run(s.organization_id, s.send_schedule_id, now());
+  update app_public.broadcast_runs x set recipients = n, held_until = case when held > now() then held end
+   where x.organization_id = b.organization_id and x.id = run;
   perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', s.organization_id, 'run_id', run),
-    'broadcast_run:' || run, now());
+    'broadcast_run:' || run, greatest(held, now()));
   return run;
 end $_$;
 
@@ -8499,7 +8672,39 @@ ALTER FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid
 -- Name: FUNCTION broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) IS 'Fires one occurrence once (schedule locked, still waiting for fire_at; unique run per occurrence): schedule moved on, the audience snapshotted into enrollments of the run, the run''s job queued. Answers the run id or NULL.';
+COMMENT ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) IS 'Fires one occurrence once (schedule locked, still waiting for fire_at; unique run per occurrence): schedule moved on, the audience snapshotted into enrollments of the run, the run''s job queued now, or at the send window''s next opening (held_until) when it is closed. Answers the run id or NULL.';
+
+--
+-- Name: broadcast_fire_failed(uuid, uuid, timestamp with time zone, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  retry_at timestamptz;
+begin
+  update app_public.broadcast_schedules b
+     set fire_attempts = b.fire_attempts + 1, fire_error = left(broadcast_fire_failed.error, 1000),
+         fire_retry_at = now() + make_interval(secs => least(3600, 60 * power(2, least(b.fire_attempts, 6))))
+   where b.organization_id = broadcast_fire_failed.organization_id and b.sequence_id = broadcast_fire_failed.sequence_id
+     and b.status = 'scheduled' and b.next_fire_at = broadcast_fire_failed.fire_at
+  returning b.fire_retry_at into retry_at;
+  if retry_at is not null then
+    perform app_private.add_job('broadcast_fire', '{}', 'broadcast_fire:' || broadcast_fire_failed.sequence_id, retry_at);
+  end if;
+  return retry_at;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) IS 'Records that firing the occurrence fire_at of a schedule failed (attempts, error) and when it is tried again (1 minute doubling to 1 hour), with its job queued then; NULL when the schedule no longer waits for that occurrence.';
 
 --
 -- Name: broadcast_record_batch(uuid, uuid, jsonb, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -8600,6 +8805,8 @@ begin
   for r in
     select x.organization_id, x.id from app_public.broadcast_runs x
      where x.status = 'sending' and x.progress_at < now() - interval '5 minutes'
+       -- waiting for its send window: its job is queued for the opening
+       and not coalesce(x.held_until > now(), false)
      for update skip locked
   loop
     update app_public.broadcast_runs x set progress_at = now() where x.organization_id = r.organization_id and x.id = r.id;
@@ -8616,7 +8823,7 @@ ALTER FUNCTION app_private.broadcast_requeue_stalled() OWNER TO svc_owner;
 -- Name: FUNCTION broadcast_requeue_stalled(); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_requeue_stalled() IS 'Queues a new broadcast_run job for each run sending without progress for five minutes (its worker died).';
+COMMENT ON FUNCTION app_private.broadcast_requeue_stalled() IS 'Queues a new broadcast_run job for each run sending without progress for five minutes (its worker died); a run waiting for its send window (held_until ahead) is not stalled.';
 
 --
 -- Name: broadcast_settle_in_flight(uuid, uuid, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -8704,8 +8911,7 @@ begin
     end if;
     headers := jsonb_build_object('Message-ID', '<' || message_id || '@' || domain || '>') || headers;
   else
-    sender := coalesce((select l.sms_number from app_public.locations l
-                         where l.organization_id = org.id and l.id = s.location_id), org.default_sms_number);
+    sender := app_private.contact_sms_sender(org.id, contact_id, s.location_id);
   end if;
   vars := coalesce(app_hidden.sequence_message_variables(org.id, contact_id, s.location_id, unsubscribe_url), '{}');
   if contact_id is null then
@@ -8981,6 +9187,8 @@ begin
       select e.id as enrollment_id, c.id as contact_id, gen_random_uuid() as message_id,
              case when channel = 'email' then c.email::text else c.phone end as address,
              c.email::text as email, c.phone,
+             -- the number people text this contact from (contact_sms_sender), so replies share one thread
+             case when channel = 'sms' then app_private.contact_sms_sender(org_id, c.id, s.location_id) end as sms_from,
              nullif(btrim(regexp_replace(coalesce(c.name, ''), '\s+', ' ', 'g')), '') as full_name,
              case when channel = 'email'
                   then rtrim(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()), 'base64'), '+/', '-_'), '=')
@@ -9019,13 +9227,13 @@ begin
         from rendered where rendered.token is not null
     ), stored_messages as (
       insert into app_private.outgoing_messages (organization_id, id, channel, sender, recipient, subject, body, meta, status, sent_at)
-      select org_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+      select org_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else coalesce(rendered.sms_from, sms_sender) end,
              rendered.address, rendered.subject, rendered.body, rendered.meta,
              case when to_sink then 'sent' else 'queued' end, case when to_sink then now() end
         from rendered
     ), sink as (
       insert into app_private.outbox (organization_id, id, channel, sender, recipient, subject, body, meta)
-      select org_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+      select org_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else coalesce(rendered.sms_from, sms_sender) end,
              rendered.address, rendered.subject, rendered.body, rendered.meta
         from rendered where to_sink
     ), runs as (
@@ -9042,7 +9250,7 @@ begin
     )
     select coalesce(jsonb_agg(jsonb_build_object('enrollment_id', rendered.enrollment_id, 'step_key', g.key, 'message',
              jsonb_build_object('organization_id', org_id, 'id', rendered.message_id, 'channel', channel,
-               'sender', case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+               'sender', case when channel = 'email' then 'no-reply@' || domain else coalesce(rendered.sms_from, sms_sender) end,
                'recipient', rendered.address, 'subject', rendered.subject, 'body', rendered.body, 'meta', rendered.meta))
              order by rendered.enrollment_id) filter (where not to_sink), '[]')
       into batch_messages from rendered;
@@ -9069,6 +9277,41 @@ ALTER FUNCTION app_private.claim_enrollment_messages(org_id uuid, s app_public.s
 COMMENT ON FUNCTION app_private.claim_enrollment_messages(org_id uuid, s app_public.sequences, ids uuid[], base_url text, sink_channels text[], for_run uuid, OUT messages jsonb, OUT flight uuid[], OUT sent_count integer, OUT skipped_count integer) IS 'Claims the locked, active enrollments of one sequence at their steps set-based with the rules of sequence_step_claim (refusals skipped, messages rendered and written, sink sends recorded; rare cases through sequence_step_claim itself); answers the messages for the transport, the enrollments they hold, and counts sent and skipped.';
 
 --
+-- Name: claim_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  ident text := app_private.inbound_identifier(kind, value);
+  holder uuid;
+begin
+  if ident is null then return; end if;
+  insert into app_private.inbound_claims as c (identifier, kind, organization_id) values (ident, kind, org)
+  on conflict (identifier) do update set organization_id = c.organization_id
+  returning c.organization_id into holder;
+  if holder <> org then
+    if kind = 'email_domain' then
+      perform app_hidden.raise_error(409, 'domain_in_use',
+        format('The sending domain %s is in use by another organization', ident), jsonb_build_object('identifier', ident));
+    else
+      perform app_hidden.raise_error(409, 'number_in_use',
+        format('The number %s is in use by another organization', ident), jsonb_build_object('identifier', ident));
+    end if;
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) OWNER TO postgres;
+
+--
+-- Name: FUNCTION claim_inbound_identifier(org uuid, kind text, value text); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) IS 'Claims a sending domain or phone number for an organization; 409 domain_in_use / number_in_use when another organization holds it.';
+
+--
 -- Name: contact_only_location(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -9081,6 +9324,31 @@ CREATE FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) RET
 $$;
 
 ALTER FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: contact_sms_sender(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(
+    (select l.sms_number from app_public.contact_locations cl
+       join app_public.locations l on l.organization_id = cl.organization_id and l.id = cl.location_id
+      where cl.organization_id = org and cl.contact_id = contact and l.sms_number is not null
+      order by l.id is not distinct from preferred_location desc, l.created_at, l.id limit 1),
+    (select l.sms_number from app_public.locations l where l.organization_id = org and l.id = preferred_location),
+    (select o.default_sms_number from app_public.organizations o where o.id = org))
+$$;
+
+ALTER FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) OWNER TO postgres;
+
+--
+-- Name: FUNCTION contact_sms_sender(org uuid, contact uuid, preferred_location uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) IS 'The number a sequence texts a contact from, as people do (conversation_sms_send): a number of the contact''s locations (the preferred one first), else the preferred location''s, else the organization''s default.';
 
 --
 -- Name: conversation_ai_context(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -9618,6 +9886,38 @@ ALTER FUNCTION app_private.define_contacts_json() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.define_contacts_json() IS 'Generates app_hidden.contacts_json from app_private.contact_fields; run by the table''s trigger.';
 
 --
+-- Name: delivery_enrollment_ended(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_enrollment_ended(org_id uuid, message_id uuid) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  m app_private.outgoing_messages;
+begin
+  select * into m from app_private.outgoing_messages x where x.organization_id = org_id and x.id = message_id;
+  if m.meta->>'enrollment_id' is null
+     or exists (select 1 from app_public.enrollments e where e.organization_id = org_id
+                   and e.id = (m.meta->>'enrollment_id')::uuid and e.status in ('active', 'paused')) then
+    return false;
+  end if;
+  update app_private.outgoing_messages x set status = 'failed', error = 'not sent: the enrollment ended while it was retried', next_attempt_at = null
+   where x.organization_id = org_id and x.id = m.id and x.status = 'queued';
+  update app_public.step_runs r set status = 'failed', reason = 'enrollment ended while retrying', updated_at = now()
+   where r.organization_id = org_id and r.enrollment_id = (m.meta->>'enrollment_id')::uuid and r.message_id = m.id and r.status = 'retrying';
+  return true;
+end $$;
+
+ALTER FUNCTION app_private.delivery_enrollment_ended(org_id uuid, message_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_enrollment_ended(org_id uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_enrollment_ended(org_id uuid, message_id uuid) IS 'Before a retry: whether the message belongs to an enrollment that has ended (cancelled, unsubscribed, completed) meanwhile; if so it is failed, never sent.';
+
+--
 -- Name: outgoing_messages; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -9636,6 +9936,8 @@ CREATE TABLE app_private.outgoing_messages (
     sent_at timestamp with time zone,
     provider_id text,
     delivery_status text,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone,
     CONSTRAINT outgoing_messages_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text]))),
     CONSTRAINT outgoing_messages_check CHECK (((channel <> 'email'::text) OR (subject IS NOT NULL))),
     CONSTRAINT outgoing_messages_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'sent'::text, 'failed'::text, 'unknown'::text])))
@@ -9662,6 +9964,18 @@ COMMENT ON COLUMN app_private.outgoing_messages.provider_id IS 'The provider''s 
 COMMENT ON COLUMN app_private.outgoing_messages.delivery_status IS 'The provider''s last reported status (queued, sent, delivered, undelivered, failed; bounced, complained for email).';
 
 --
+-- Name: COLUMN outgoing_messages.attempts; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.outgoing_messages.attempts IS 'Deliveries refused for now (temporary failures) so far; error holds the last one''s reason.';
+
+--
+-- Name: COLUMN outgoing_messages.next_attempt_at; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.outgoing_messages.next_attempt_at IS 'When a message refused for now is tried again (its deliver_message job runs then).';
+
+--
 -- Name: delivery_message_event(app_private.outgoing_messages, text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -9672,9 +9986,13 @@ CREATE FUNCTION app_private.delivery_message_event(om app_private.outgoing_messa
 declare
   ev_id bigint;
   enrollment uuid := case when om.meta ? 'enrollment_id' then (om.meta->>'enrollment_id')::uuid end;
-  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'bounced'
-                                     when 'failed' then 'bounced' when 'bounced' then 'bounced'
-                                     when 'opened' then 'opened' when 'clicked' then 'clicked' end;
+  -- a provider that could not deliver (Twilio's `undelivered` and `failed`, a `failed` report) is
+  -- the enrollment's `failed` after `sent`; `bounced` is an email bounce
+  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'failed'
+                                     when 'failed' then 'failed' when 'bounced' then 'bounced'
+                                     when 'opened' then 'opened' when 'clicked' then 'clicked'
+                                     -- an out-of-office answer: shown, never a reply (353-delivery-auto-replies.sql)
+                                     when 'auto_replied' then 'auto_replied' end;
   hard boolean := om.channel = 'email' and (type = 'complained' or (type = 'bounced' and detail->>'bounce' = 'hard'));
   holder uuid;
 begin
@@ -9682,10 +10000,11 @@ begin
                                   'opened', 'clicked') then
     perform app_hidden.raise_error(400, 'bad_request', 'Unknown delivery event');
   end if;
+  -- either the same provider key again or the same kind of report for this message: nothing new
   insert into app_private.delivery_events (organization_id, message_id, event_key, type, detail)
   values (om.organization_id, om.id, delivery_message_event.event_key, delivery_message_event.type,
           coalesce(delivery_message_event.detail, '{}'))
-  on conflict on constraint delivery_events_event_key_key do nothing
+  on conflict do nothing
   returning id into ev_id;
   if ev_id is null then
     return jsonb_build_object('known', true, 'recorded', false, 'duplicate', true, 'message_id', om.id);
@@ -9696,12 +10015,15 @@ begin
      where m.organization_id = om.organization_id and m.id = om.id;
   end if;
   if enrollment_event is not null and enrollment is not null then
+    -- a soft bounce then a hard one: one `bounced` event (enrollment_events_once_per_message)
     insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
     select om.organization_id, e.id, enrollment_event, om.meta->>'step_key', om.id,
            case when enrollment_event = 'bounced'
-                then left(concat_ws(': ', detail->>'bounce', coalesce(detail->>'reason', type)), 500) end
+                then left(concat_ws(': ', detail->>'bounce', coalesce(detail->>'reason', type)), 500)
+                when enrollment_event = 'failed' then left(coalesce(detail->>'reason', detail->>'error_code', type), 500) end
       from app_public.enrollments e
-     where e.organization_id = om.organization_id and e.id = enrollment;
+     where e.organization_id = om.organization_id and e.id = enrollment
+    on conflict do nothing;
   end if;
   if hard then
     if type = 'bounced' and enrollment is not null then
@@ -9725,7 +10047,91 @@ ALTER FUNCTION app_private.delivery_message_event(om app_private.outgoing_messag
 -- Name: FUNCTION delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) IS 'A provider''s report about one message, once per event key: delivery_status, the enrollment''s delivered/bounced/opened/clicked event, and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+COMMENT ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) IS 'A provider''s report about one message, once per event key and once per kind (delivery_events_once_per_kind): delivery_status, the enrollment''s delivered/bounced/failed/opened/clicked event (once per message), and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+
+--
+-- Name: delivery_retry(uuid, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_retry(org_id uuid, message_id uuid, error text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  m app_private.outgoing_messages;
+  at timestamptz;
+begin
+  select * into m from app_private.outgoing_messages x where x.organization_id = org_id and x.id = message_id for update;
+  if not found or m.status <> 'queued' then
+    return null;
+  end if;
+  at := app_private.delivery_retry_at(m.attempts + 1, m.created_at);
+  update app_private.outgoing_messages x
+     set attempts = x.attempts + 1, error = left(delivery_retry.error, 1000), next_attempt_at = at,
+         status = case when at is null then 'failed' else x.status end
+   where x.organization_id = org_id and x.id = m.id;
+  if at is null then
+    perform app_private.delivery_settle(org_id, m.id, 'gave up after ' || (m.attempts + 1) || ' attempts: ' || left(delivery_retry.error, 400));
+  else
+    perform app_private.add_job('deliver_message', jsonb_build_object('organization_id', org_id, 'message_id', m.id), 'message:' || m.id, at);
+  end if;
+  return at;
+end $$;
+
+ALTER FUNCTION app_private.delivery_retry(org_id uuid, message_id uuid, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_retry(org_id uuid, message_id uuid, error text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_retry(org_id uuid, message_id uuid, error text) IS 'A queued message refused for now: attempts and last error kept, its deliver_message job queued for the next attempt of the retry schedule; past the schedule''s lifetime, failed (and settled). Answers the next attempt, or NULL.';
+
+--
+-- Name: delivery_retry_at(integer, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_retry_at(attempts integer, queued_at timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case when now() < queued_at + make_interval(secs => s.lifetime_seconds)
+              then now() + make_interval(secs => least(s.max_seconds, s.first_seconds * power(2, least(greatest(attempts, 1) - 1, 20))))
+         end
+    from app_private.delivery_retry_settings s
+$$;
+
+ALTER FUNCTION app_private.delivery_retry_at(attempts integer, queued_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_retry_at(attempts integer, queued_at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_retry_at(attempts integer, queued_at timestamp with time zone) IS 'When a message refused for now `attempts` times is tried again; NULL once its lifetime (from queued_at) has passed.';
+
+--
+-- Name: delivery_retry_later(uuid, uuid, text, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_public.step_runs r set status = 'retrying', reason = left(error, 500), updated_at = now()
+   where r.organization_id = org_id and r.enrollment_id = delivery_retry_later.enrollment_id
+     and r.step_key = delivery_retry_later.step_key and r.message_id = delivery_retry_later.message_id and r.status = 'sending';
+  if found then
+    perform app_private.delivery_retry(org_id, message_id, error);
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text) IS 'A sequence or broadcast message refused for now: its step run retrying (the enrollment stays on the step) and the message handed to the delivery queue''s retries.';
 
 --
 -- Name: delivery_set_provider_id(uuid, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -9740,6 +10146,117 @@ CREATE FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, 
 $$;
 
 ALTER FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, provider_id text) OWNER TO svc_owner;
+
+--
+-- Name: delivery_settle(uuid, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  m app_private.outgoing_messages;
+  sr app_public.step_runs;
+  e app_public.enrollments;
+begin
+  select * into m from app_private.outgoing_messages x where x.organization_id = org_id and x.id = message_id;
+  if not found or m.meta->>'enrollment_id' is null then
+    return;
+  end if;
+  update app_public.step_runs r
+     set status = case when error is null then 'sent' else 'failed' end, reason = left(error, 500), updated_at = now()
+   where r.organization_id = org_id and r.enrollment_id = (m.meta->>'enrollment_id')::uuid and r.step_key = m.meta->>'step_key'
+     and r.message_id = m.id and r.status = 'retrying'
+  returning * into sr;
+  if not found then
+    return;
+  end if;
+  select * into e from app_public.enrollments x where x.organization_id = org_id and x.id = sr.enrollment_id for update;
+  insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+  values (org_id, sr.enrollment_id, case when error is null then 'sent' else 'failed' end, sr.step_key, m.id,
+          case when error is not null then 'transport_error' end);
+  if e.status = 'active' and e.current_step_key = sr.step_key then
+    perform app_private.advance_enrollment(org_id, e.id);
+  end if;
+  if e.run_id is not null then
+    update app_public.broadcast_runs r
+       set sent = r.sent + (error is null)::int, failed = r.failed + (error is not null)::int, progress_at = now()
+     where r.organization_id = org_id and r.id = e.run_id;
+    -- the run's job ends it once nothing of it is left retrying (app_private.broadcast_finish)
+    perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', org_id, 'run_id', e.run_id),
+      'broadcast_run:' || e.run_id, now());
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_settle(org_id uuid, message_id uuid, error text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) IS 'A message the delivery queue retried is done (sent, or failed with error): its retrying step run recorded, the enrollment moved on, its broadcast run counted and its job queued to end the run.';
+
+--
+-- Name: email_auto_reply_subject(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.email_auto_reply_subject(subject text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(lower(subject) ~ (
+    '^\s*(((re|aw|sv|vs|antw|odp|rif|r|fw|fwd|wg|tr|rv|enc)\s*:|\[)\s*)*('
+    || 'auto(matic|mated)?[ _-]?(reply|replied|response|responder|answer)'   -- Automatic reply, Auto-Reply, Autoreply
+    || '|out of (the )?office|ooo\y'                                        -- Out of Office
+    || '|abwesenheit|automatische antwort'                                  -- German
+    || '|r.?ponse automatique|absence du bureau|absent du bureau'           -- French
+    || '|respuesta autom.?tica|fuera de (la )?oficina'                      -- Spanish
+    || '|risposta automatica|fuori ufficio'                                 -- Italian
+    || '|automatisch antwoord|afwezig'                                      -- Dutch
+    || '|resposta autom.?tica|ausente do escrit'                            -- Portuguese
+    || '|automatiskt? svar|autosvar|fr.?nvaro'                              -- Swedish, Danish, Norwegian
+    || '|automaattinen vastaus'                                             -- Finnish
+    || '|automatyczna odpowied'                                             -- Polish
+    || '|automatick.? odpov'                                                -- Czech, Slovak
+    || '|automatikus v.?lasz'                                               -- Hungarian
+    || '|otomatik yan.?t'                                                   -- Turkish
+    || '|[аА]втоматический ответ|[аА]втоответ'                              -- Russian
+    || '|自動応答|自動返信|自动回复|自動回覆|自動回復'                         -- Japanese, Chinese
+    || ')'), false)
+$$;
+
+ALTER FUNCTION app_private.email_auto_reply_subject(subject text) OWNER TO postgres;
+
+--
+-- Name: FUNCTION email_auto_reply_subject(subject text); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.email_auto_reply_subject(subject text) IS 'Whether an email''s subject is one mail clients give an automatic answer (Automatic reply, Auto-Reply, Out of Office, Abwesenheitsnotiz, Réponse automatique, Respuesta automática, …): an auto-reply, never a reply.';
+
+--
+-- Name: email_from_name(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.email_from_name(org uuid, message_id uuid) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce((select nullif(btrim(p.name), '') || ', ' || o.name
+                     from app_public.conversation_messages m
+                     join app_public.people p on p.organization_id = m.organization_id and p.id = m.author_person_id
+                    where m.organization_id = org and m.id = email_from_name.message_id and m.author = 'person'),
+                  o.name)
+    from app_public.organizations o where o.id = org
+$$;
+
+ALTER FUNCTION app_private.email_from_name(org uuid, message_id uuid) OWNER TO postgres;
+
+--
+-- Name: FUNCTION email_from_name(org uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.email_from_name(org uuid, message_id uuid) IS 'The display name of an email''s From: "<person>, <organization>" for a person''s reply in a conversation, else the organization''s name.';
 
 --
 -- Name: end_enrollments(uuid, uuid[], text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -10292,6 +10809,35 @@ end $$;
 ALTER FUNCTION app_private.inbound_contact(org uuid, location uuid, phone text, email text) OWNER TO svc_owner;
 
 --
+-- Name: inbound_identifier(text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.inbound_identifier(kind text, value text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case when nullif(btrim(value), '') is null then null
+              when kind = 'email_domain' then lower(btrim(value)) else btrim(value) end
+$$;
+
+ALTER FUNCTION app_private.inbound_identifier(kind text, value text) OWNER TO postgres;
+
+--
+-- Name: inbound_identifier_held(uuid, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.inbound_identifier_held(org uuid, ident text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select 1 from app_public.organizations o
+                  where o.id = org and (app_private.inbound_identifier('email_domain', o.sending_email_domain) = ident
+                                        or o.default_sms_number = ident))
+      or exists (select 1 from app_public.locations l where l.organization_id = org and l.sms_number = ident)
+$$;
+
+ALTER FUNCTION app_private.inbound_identifier_held(org uuid, ident text) OWNER TO postgres;
+
+--
 -- Name: kick_step_sweep(uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -10316,6 +10862,90 @@ ALTER FUNCTION app_private.kick_step_sweep(organization_id uuid) OWNER TO svc_ow
 --
 
 COMMENT ON FUNCTION app_private.kick_step_sweep(organization_id uuid) IS 'Makes sure the organization has a sequence_step_sweep job waiting to run now (one for a burst of writers).';
+
+--
+-- Name: locations_claim_number(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.locations_claim_number() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op = 'INSERT' or new.sms_number is distinct from old.sms_number or new.organization_id <> old.organization_id then
+    perform app_private.claim_inbound_identifier(new.organization_id, 'phone_number', new.sms_number);
+  end if;
+  return new;
+end $$;
+
+ALTER FUNCTION app_private.locations_claim_number() OWNER TO postgres;
+
+--
+-- Name: locations_release_number(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.locations_release_number() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op = 'DELETE' or new.sms_number is distinct from old.sms_number or new.organization_id <> old.organization_id then
+    perform app_private.release_inbound_identifier(old.organization_id, 'phone_number', old.sms_number);
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.locations_release_number() OWNER TO postgres;
+
+--
+-- Name: move_inbound_identifier(text, text, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid DEFAULT NULL::uuid) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  ident text := app_private.inbound_identifier(kind, value);
+  old_org uuid;
+begin
+  if ident is null or kind not in ('email_domain', 'phone_number') then
+    perform app_hidden.raise_error(422, 'invalid_identifier', 'Name a sending domain or a phone number');
+  end if;
+  if kind = 'email_domain' and to_location is not null then
+    perform app_hidden.raise_error(422, 'invalid_identifier', 'A sending domain belongs to an organization, not a location');
+  end if;
+  perform 1 from app_public.organizations o where o.id = to_org for update;
+  if not found then perform app_hidden.raise_error(404, 'not_found', 'No such organization'); end if;
+  if to_location is not null then
+    perform 1 from app_public.locations l where l.organization_id = to_org and l.id = to_location;
+    if not found then perform app_hidden.raise_error(404, 'not_found', 'No such location in that organization'); end if;
+  end if;
+  select c.organization_id into old_org from app_private.inbound_claims c where c.identifier = ident for update;
+  if old_org is not null and old_org <> to_org then
+    update app_public.organizations o set sending_email_domain = null
+     where o.id = old_org and app_private.inbound_identifier('email_domain', o.sending_email_domain) = ident;
+    update app_public.organizations o set default_sms_number = null where o.id = old_org and o.default_sms_number = ident;
+    update app_public.locations l set sms_number = null where l.organization_id = old_org and l.sms_number = ident;
+  end if;
+  if kind = 'email_domain' then
+    update app_public.organizations o set sending_email_domain = ident where o.id = to_org;
+  elsif to_location is null then
+    update app_public.organizations o set default_sms_number = ident where o.id = to_org;
+  else
+    update app_public.locations l set sms_number = ident where l.organization_id = to_org and l.id = to_location;
+  end if;
+  return jsonb_build_object('identifier', ident, 'kind', kind, 'from_organization_id', old_org,
+                            'to_organization_id', to_org, 'to_location_id', to_location);
+end $$;
+
+ALTER FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) OWNER TO postgres;
+
+--
+-- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) IS 'Operators only (svc admin org move): moves a sending domain or number to another organization (or one of its locations) in one transaction.';
 
 --
 -- Name: new_unsubscribe_token(uuid, text, uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -10365,6 +10995,46 @@ ALTER FUNCTION app_private.note_availability_change(org uuid, span tstzrange) OW
 --
 
 COMMENT ON FUNCTION app_private.note_availability_change(org uuid, span tstzrange) IS 'Notes that the transaction changed availability of the organization over `span` (''(,)'': all of it).';
+
+--
+-- Name: organizations_claim_identifiers(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.organizations_claim_identifiers() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op = 'INSERT' or new.sending_email_domain is distinct from old.sending_email_domain then
+    perform app_private.claim_inbound_identifier(new.id, 'email_domain', new.sending_email_domain);
+  end if;
+  if tg_op = 'INSERT' or new.default_sms_number is distinct from old.default_sms_number then
+    perform app_private.claim_inbound_identifier(new.id, 'phone_number', new.default_sms_number);
+  end if;
+  return new;
+end $$;
+
+ALTER FUNCTION app_private.organizations_claim_identifiers() OWNER TO postgres;
+
+--
+-- Name: organizations_release_identifiers(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.organizations_release_identifiers() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if new.sending_email_domain is distinct from old.sending_email_domain then
+    perform app_private.release_inbound_identifier(old.id, 'email_domain', old.sending_email_domain);
+  end if;
+  if new.default_sms_number is distinct from old.default_sms_number then
+    perform app_private.release_inbound_identifier(old.id, 'phone_number', old.default_sms_number);
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.organizations_release_identifiers() OWNER TO postgres;
 
 --
 -- Name: api_keys; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -10429,6 +11099,155 @@ $$;
 ALTER FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) OWNER TO svc_owner;
 
 --
+-- Name: receptionist_context(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  base jsonb := app_private.conversation_ai_context(organization_id, conversation_id, message_id);
+  cv app_public.conversations;
+begin
+  if base is null then
+    return null;
+  end if;
+  select * into cv from app_public.conversations x
+   where x.organization_id = receptionist_context.organization_id and x.id = receptionist_context.conversation_id;
+  return base || jsonb_build_object(
+    'organization_id', cv.organization_id,
+    'conversation_id', cv.id,
+    'message_id', message_id,
+    'contact_id', cv.contact_id,
+    'location_id', cv.location_id,
+    'receptionist', (select o.receptionist from app_public.organizations o where o.id = cv.organization_id),
+    'offerings', coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'name', f.name, 'duration_minutes', f.duration_minutes)
+                                            order by f.name, f.id)
+                             from app_public.offerings f
+                            where f.organization_id = cv.organization_id and f.location_id = cv.location_id), '[]'),
+    'state', (select jsonb_build_object('state', s.state, 'at', s.updated_at) from app_private.receptionist_states s
+               where s.organization_id = cv.organization_id and s.conversation_id = cv.id),
+    'opted_out', cv.channel = 'sms' and exists (
+      select 1 from app_public.contacts c
+       where c.organization_id = cv.organization_id and c.id = cv.contact_id
+         and app_private.conversation_sms_refusal(c, cv) is not null),
+    'ai_answers_24h', (select count(*) from app_public.conversation_messages m
+                        where m.organization_id = cv.organization_id and m.conversation_id = cv.id
+                          and m.author = 'ai' and m.created_at > now() - interval '24 hours'),
+    'now', now());
+end $$;
+
+ALTER FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) OWNER TO postgres;
+
+--
+-- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) IS 'What the receptionist answers from (conversation_ai_context plus the ids, offerings, settings, pending offer, opt-out and loop count), or NULL when nothing is owed.';
+
+--
+-- Name: receptionist_handover_people(app_public.conversations); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) RETURNS SETOF app_public.people
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select p.* from app_public.people p
+   where p.organization_id = cv.organization_id and p.active
+     and (p.role in ('owner', 'admin')
+          or (p.role = 'manager' and 'contacts' = any(p.powers)
+              and exists (select 1 from app_public.person_locations pl
+                           where pl.organization_id = p.organization_id and pl.person_id = p.id and pl.location_id = cv.location_id)))
+   order by p.created_at, p.id
+$$;
+
+ALTER FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) OWNER TO postgres;
+
+--
+-- Name: receptionist_record(uuid, uuid, uuid, jsonb, text[], jsonb, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  done jsonb;
+  cv app_public.conversations;
+  c app_public.contacts;
+  org app_public.organizations;
+  p app_public.people;
+  told app_public.conversation_messages;
+  out_id uuid;
+  reason text := left(coalesce(nullif(btrim(answer->>'reason'), ''), 'the receptionist handed over'), 500);
+begin
+  done := app_private.conversation_ai_record(organization_id, conversation_id, message_id, answer, sinks);
+  select * into cv from app_public.conversations x
+   where x.organization_id = receptionist_record.organization_id and x.id = receptionist_record.conversation_id;
+  if done->>'action' = 'reply' then
+    if state is null then
+      delete from app_private.receptionist_states s where s.organization_id = cv.organization_id and s.conversation_id = cv.id;
+    else
+      insert into app_private.receptionist_states as s (organization_id, conversation_id, state)
+      values (cv.organization_id, cv.id, state)
+      on conflict on constraint receptionist_states_pkey do update set state = excluded.state, updated_at = now();
+    end if;
+    -- the conversation's interaction names the appointment the turn booked or moved
+    if answer->>'appointment_id' is not null then
+      update app_public.interactions i set appointment_id = (answer->>'appointment_id')::uuid
+       where i.organization_id = cv.organization_id and i.conversation_id = cv.id;
+    end if;
+    return done;
+  end if;
+  if done->>'action' <> 'handover' then
+    return done;
+  end if;
+
+  delete from app_private.receptionist_states s where s.organization_id = cv.organization_id and s.conversation_id = cv.id;
+  insert into app_private.receptionist_handovers (organization_id, conversation_id, message_id, reason)
+  values (cv.organization_id, cv.id, receptionist_record.message_id, reason)
+  on conflict do nothing;
+  select * into org from app_public.organizations o where o.id = cv.organization_id;
+  select * into c from app_public.contacts x where x.organization_id = cv.organization_id and x.id = cv.contact_id;
+
+  -- the contact hears that a person will answer (never over SMS to a number that opted out)
+  if cv.channel = 'chat' or (c.phone is not null and app_private.conversation_sms_refusal(c, cv) is null) then
+    told := app_private.conversation_append_outbound(cv, 'ai', null,
+      left(coalesce(nullif(btrim(org.receptionist->>'handover_message'), ''),
+                    'Thanks for your message! A person from our team will answer you here soon.'), 1600),
+      cv.business_address, c.phone, null, null, case when cv.channel = any(sinks) then 'sink' else 'job' end);
+  end if;
+
+  -- the people who may answer: an email each, through the delivery path
+  for p in select * from app_private.receptionist_handover_people(cv) loop
+    insert into app_private.outgoing_messages (organization_id, channel, sender, recipient, subject, body, meta)
+    values (cv.organization_id, 'email', 'no-reply@' || coalesce(org.sending_email_domain, 'localhost'), p.email::text,
+            left('A conversation is waiting for you: ' || coalesce(c.name, c.phone, c.email::text, 'a contact'), 300),
+            format(E'The receptionist handed a conversation to a person.\n\nContact: %s\nChannel: %s\nReason: %s\n\nAnswer it in the inbox: %s\n',
+                   coalesce(c.name, c.phone, c.email::text, 'unknown'), cv.channel, reason,
+                   coalesce(inbox_url, '/dashboard/inbox') || '/' || cv.id),
+            jsonb_build_object('conversation_id', cv.id, 'handover', true))
+    returning id into out_id;
+    perform app_private.add_job('deliver_message', jsonb_build_object('organization_id', cv.organization_id, 'message_id', out_id),
+      job_key => 'message:' || out_id);
+  end loop;
+
+  perform app_private.webhook_emit(cv.organization_id, 'conversation.handed_over', now(),
+    jsonb_build_object('conversation_id', cv.id, 'contact_id', cv.contact_id, 'location_id', cv.location_id, 'reason', reason));
+  return done || jsonb_build_object('told', told.id is not null);
+end $$;
+
+ALTER FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) OWNER TO postgres;
+
+--
+-- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) IS 'Writes the receptionist''s turn once: a reply with its pending offer, or a hand-over (hold, the contact told once, an email to each person who may answer, the conversation.handed_over event).';
+
+--
 -- Name: record_enrollment_messages(uuid, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -10448,6 +11267,8 @@ begin
     select (x->>'enrollment_id')::uuid as enrollment_id, x->>'step_key' as step_key, (x->>'message_id')::uuid as message_id,
            x->>'error' as error, nullif(x->>'provider_id', '') as provider_id
       from jsonb_array_elements(results) x
+     -- a temporary refusal (not marked permanent) is retried, not recorded: app_private.delivery_retry_later
+     where x->>'error' is null or coalesce((x->>'permanent')::boolean, false)
   ), recorded as (
     update app_public.step_runs sr
        set status = case when answer.error is null then 'sent' else 'failed' end, reason = left(answer.error, 500), updated_at = now()
@@ -10475,6 +11296,11 @@ begin
     join app_public.enrollments e on e.organization_id = org_id and e.id = recorded.enrollment_id
    where e.organization_id = org_id and e.id = any(eids);
   perform app_private.advance_enrollments(org_id, moved);
+  -- the temporary refusals: the step run waits (retrying) and the message goes to the delivery
+  -- queue, which retries it on the retry schedule and settles the step when it ends
+  perform app_private.delivery_retry_later(org_id, (x->>'enrollment_id')::uuid, x->>'step_key', (x->>'message_id')::uuid, x->>'error')
+     from jsonb_array_elements(results) x
+    where x->>'error' is not null and not coalesce((x->>'permanent')::boolean, false);
 end $$;
 
 ALTER FUNCTION app_private.record_enrollment_messages(org_id uuid, results jsonb, OUT sent_count integer, OUT failed_count integer) OWNER TO svc_owner;
@@ -10567,6 +11393,25 @@ ALTER FUNCTION app_private.refresh_search_trigrams(sample_rows integer) OWNER TO
 --
 
 COMMENT ON FUNCTION app_private.refresh_search_trigrams(sample_rows integer) IS 'Recounts app_private.search_trigrams from a sample of contacts; answers how many pieces it counted.';
+
+--
+-- Name: release_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  ident text := app_private.inbound_identifier(kind, value);
+begin
+  if ident is null then return; end if;
+  delete from app_private.inbound_claims c
+   where c.identifier = ident and c.organization_id = org
+     and not app_private.inbound_identifier_held(org, ident);
+end $$;
+
+ALTER FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) OWNER TO postgres;
 
 --
 -- Name: schedule_enrollment_steps(uuid, uuid[]); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -10670,6 +11515,11 @@ begin
   select * into run from app_public.step_runs r
    where r.organization_id = e.organization_id and r.enrollment_id = e.id and r.step_key = e.current_step_key;
   if found then
+    -- Its message is being retried by the delivery queue, which moves the enrollment on once the
+    -- message is sent or refused for good (app_private.delivery_settle)
+    if run.status = 'retrying' then
+      return jsonb_build_object('action', 'none');
+    end if;
     -- Claimed under five minutes ago: its job may still be waiting for the transport (a resume
     -- scheduled a second job for the enrollment meanwhile). The transports give up well within
     -- that (SMTP 20 s idle, HTTP 15 s), so look again once it has passed.
@@ -11246,6 +12096,53 @@ ALTER FUNCTION app_private.tg_appointments__webhooks() OWNER TO svc_owner;
 --
 
 COMMENT ON FUNCTION app_private.tg_appointments__webhooks() IS 'appointment.cancelled when an appointment is cancelled (blocks of time off are not); appointment.booked is the insert trigger''s.';
+
+--
+-- Name: tg_broadcast_runs__schedule_done(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_broadcast_runs__schedule_done() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_public.broadcast_schedules b set status = 'draft', updated_at = now()
+   where b.organization_id = new.organization_id and b.sequence_id = new.sequence_id
+     and b.status = 'scheduled' and b.next_fire_at is null
+     and not exists (select 1 from app_public.broadcast_runs r
+                      where r.organization_id = new.organization_id and r.sequence_id = new.sequence_id and r.status = 'sending');
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_broadcast_runs__schedule_done() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_broadcast_runs__schedule_done(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_broadcast_runs__schedule_done() IS 'When a broadcast''s last sending run ends and its schedule has no occurrence left (next_fire_at null), the schedule reads draft.';
+
+--
+-- Name: tg_broadcast_schedules__fire_retry_reset(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+  new.fire_attempts := 0;
+  new.fire_error := null;
+  new.fire_retry_at := null;
+  return new;
+end $$;
+
+ALTER FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_broadcast_schedules__fire_retry_reset(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() IS 'A schedule moved to another occurrence or state (fired, set, started, paused) has no failed fire to retry.';
 
 --
 -- Name: tg_calls__own_clients(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -11980,7 +12877,7 @@ CREATE TABLE app_public.webhook_subscriptions (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT webhook_subscriptions_check CHECK (((status = 'disabled'::text) = (disabled_reason IS NOT NULL))),
     CONSTRAINT webhook_subscriptions_disabled_reason_check CHECK ((length(disabled_reason) <= 200)),
-    CONSTRAINT webhook_subscriptions_events_check CHECK ((((cardinality(events) >= 1) AND (cardinality(events) <= 7)) AND (array_position(events, NULL::text) IS NULL) AND (events <@ ARRAY['contact.created'::text, 'contact.updated'::text, 'enrollment.completed'::text, 'appointment.booked'::text, 'appointment.cancelled'::text, 'message.received'::text, 'form.submitted'::text]))),
+    CONSTRAINT webhook_subscriptions_events_check CHECK ((((cardinality(events) >= 1) AND (cardinality(events) <= 8)) AND (array_position(events, NULL::text) IS NULL) AND (events <@ ARRAY['contact.created'::text, 'contact.updated'::text, 'enrollment.completed'::text, 'appointment.booked'::text, 'appointment.cancelled'::text, 'message.received'::text, 'form.submitted'::text, 'conversation.handed_over'::text]))),
     CONSTRAINT webhook_subscriptions_status_check CHECK ((status = ANY (ARRAY['active'::text, 'disabled'::text]))),
     CONSTRAINT webhook_subscriptions_url_check CHECK (((length(url) <= 2000) AND (url ~ '^https?://[^/?#\s]+([/?#]\S*)?$'::text)))
 );
@@ -12070,6 +12967,134 @@ ALTER FUNCTION app_private.webhook_wanted(organization_id uuid, event text) OWNE
 --
 
 COMMENT ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text) IS 'Whether some active subscription of the organization takes the event: triggers ask before building an event''s data.';
+
+--
+-- Name: worker_process_announce(text, text[], text, integer); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform pg_advisory_lock(app_private.worker_process_key(worker_process_announce.id));
+  insert into app_private.worker_processes as p (id, pool_ids, host, pid)
+  values (worker_process_announce.id, worker_process_announce.pool_ids, worker_process_announce.host, worker_process_announce.pid)
+  on conflict on constraint worker_processes_pkey do update
+     set pool_ids = (select array_agg(distinct x) from unnest(p.pool_ids || excluded.pool_ids) x),
+         locked_at = now(), seen_at = now();
+end $$;
+
+ALTER FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) OWNER TO postgres;
+
+--
+-- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) IS 'A worker process takes its advisory lock and writes (or renews) its row, with its graphile-worker pool ids; on its own connection, at start and after each reconnect.';
+
+--
+-- Name: worker_process_gone(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_process_gone(id text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  delete from app_private.worker_processes p where p.id = worker_process_gone.id;
+  perform pg_advisory_unlock(app_private.worker_process_key(worker_process_gone.id));
+end $$;
+
+ALTER FUNCTION app_private.worker_process_gone(id text) OWNER TO postgres;
+
+--
+-- Name: worker_process_key(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_process_key(id text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$ select hashtextextended('svc.worker_process:' || id, 0) $$;
+
+ALTER FUNCTION app_private.worker_process_key(id text) OWNER TO postgres;
+
+--
+-- Name: worker_process_seen(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_process_seen(id text) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  with seen as (update app_private.worker_processes p set seen_at = now() where p.id = worker_process_seen.id returning 1)
+  select exists (select 1 from seen)
+$$;
+
+ALTER FUNCTION app_private.worker_process_seen(id text) OWNER TO postgres;
+
+--
+-- Name: worker_processes_sweep(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_processes_sweep(self text) RETURNS text[]
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  p app_private.worker_processes;
+  db_up_since timestamptz := pg_postmaster_start_time();
+  dead text[] := '{}';
+  pools text[] := '{}';
+  g record;
+begin
+  for p in select * from app_private.worker_processes x where x.id is distinct from self order by x.id for update skip locked loop
+    -- the lock is taken for this transaction only when free: held by a live process, it is not
+    if (p.locked_at > db_up_since and pg_try_advisory_xact_lock(app_private.worker_process_key(p.id)))
+       or (p.seen_at < now() - interval '30 seconds' and db_up_since < now() - interval '30 seconds') then
+      dead := dead || p.id;
+      pools := pools || p.pool_ids;
+    end if;
+  end loop;
+  if cardinality(dead) = 0 then
+    return dead;
+  end if;
+  -- The sequence messages a dead process held with the transport: unknown (never handed over
+  -- again), their enrollments moved on, as the step's claim does for a run sending past its
+  -- bound. A broadcast run settles its own (app_private.broadcast_claim_batch, when its job runs
+  -- again).
+  for g in
+    with gone as (
+      update app_public.step_runs sr set status = 'unknown', reason = 'interrupted', updated_at = now()
+        from app_public.enrollments e
+       where sr.claimed_by = any(dead) and sr.status = 'sending'
+         and e.organization_id = sr.organization_id and e.id = sr.enrollment_id and e.run_id is null
+         and e.current_step_key = sr.step_key
+      returning sr.organization_id, sr.enrollment_id, sr.step_key, sr.message_id
+    ), messages as (
+      update app_private.outgoing_messages m set status = 'unknown', error = 'the process died while the transport held it'
+        from gone
+       where m.organization_id = gone.organization_id and m.id = gone.message_id and m.status = 'queued'
+    ), logged as (
+      insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+      select gone.organization_id, gone.enrollment_id, 'unknown', gone.step_key, gone.message_id, 'interrupted' from gone
+    )
+    select gone.organization_id, array_agg(gone.enrollment_id) as ids from gone group by gone.organization_id
+  loop
+    perform app_private.advance_enrollments(g.organization_id, g.ids);
+  end loop;
+  -- their jobs run again now, rather than when graphile-worker's four-hour lock expires
+  perform graphile_worker.force_unlock_workers(pools);
+  delete from app_private.worker_processes x where x.id = any(dead);
+  return dead;
+end $$;
+
+ALTER FUNCTION app_private.worker_processes_sweep(self text) OWNER TO postgres;
+
+--
+-- Name: FUNCTION worker_processes_sweep(self text); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.worker_processes_sweep(self text) IS 'Finds the worker processes that died (lock free since taken, or unseen for 30 s) and frees their work: sequence messages they held with the transport made unknown and their enrollments moved on, their graphile-worker jobs unlocked, their rows deleted. Answers their ids.';
 
 --
 -- Name: appointments_availability(uuid, date, uuid, uuid, text, text, integer); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -12388,6 +13413,11 @@ begin
       null;
     end;
   end loop;
+  if tm is null then
+    -- none named, and every eligible team member who works then is booked, blocked or off
+    perform app_hidden.raise_error(409, 'no_team_member_available',
+      'No team member who may take this booking is free at that time; ask appointments_availability for open slots');
+  end if;
   perform app_hidden.slot_taken();
   return null;
 end $$;
@@ -12398,7 +13428,7 @@ ALTER FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid
 -- Name: FUNCTION appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text); Type: COMMENT; Schema: app_public; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) IS 'appointments_create: books a team member (named, or the first free eligible one) at a staffed location, or a calendar of an unstaffed one; the exclusion constraints decide races (409 slot_taken).';
+COMMENT ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) IS 'appointments_create: books a team member (named, or the first free eligible one) at a staffed location, or a calendar of an unstaffed one; the exclusion constraints decide races (409 slot_taken for a named team member or a calendar, no_team_member_available when none was named and none is free).';
 
 --
 -- Name: appointments_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -13831,7 +14861,11 @@ declare
   replied bigint;
 begin
   with runs as (
-    select r.step_key, r.status, count(*) as n
+    select r.step_key, r.status, count(*) as n,
+           -- handed over, then reported failed by the provider: sent, and failed too
+           count(*) filter (where r.status <> 'failed' and r.message_id is not null and exists (
+             select 1 from app_public.enrollment_events v
+              where v.organization_id = org and v.message_id = r.message_id and v.type = 'failed')) as reported_failed
       from app_public.step_runs r
       join app_public.enrollments e on e.organization_id = r.organization_id and e.id = r.enrollment_id
      where r.organization_id = org and e.organization_id = org and e.sequence_id = s.id
@@ -13853,7 +14887,8 @@ begin
            'clicked', coalesce((select n from events v where v.step_key = st.step ->> 'step_key' and v.type = 'clicked'), 0),
            'replied', coalesce((select n from events v where v.step_key = st.step ->> 'step_key' and v.type = 'replied'), 0),
            'skipped', coalesce((select sum(n) from runs where runs.step_key = st.step ->> 'step_key' and runs.status = 'skipped'), 0),
-           'failed', coalesce((select sum(n) from runs where runs.step_key = st.step ->> 'step_key' and runs.status = 'failed'), 0),
+           'failed', coalesce((select sum(case when runs.status = 'failed' then n else reported_failed end) from runs
+                                where runs.step_key = st.step ->> 'step_key'), 0),
            'unknown', coalesce((select sum(n) from runs where runs.step_key = st.step ->> 'step_key' and runs.status = 'unknown'), 0))
          order by st.i), '[]')
     into steps
@@ -13896,7 +14931,7 @@ ALTER FUNCTION app_public.sequences_analytics(sequence_id uuid) OWNER TO svc_own
 -- Name: FUNCTION sequences_analytics(sequence_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_public.sequences_analytics(sequence_id uuid) IS 'sequences_analytics: per-step counts in step order (sent, delivered, bounced, opened, clicked, replied, skipped, failed, unknown), the rollup (enrollments by status; messages sent, delivered, bounced; enrollments that replied) over the enrollments the credential sees, and email_delivery_reporting (not_applicable without an email step; NULL: the transport decides).';
+COMMENT ON FUNCTION app_public.sequences_analytics(sequence_id uuid) IS 'sequences_analytics: per-step counts in step order (sent, delivered, bounced, opened, clicked, replied, skipped, failed: refused or reported failed, unknown), the rollup (enrollments by status; messages sent, delivered, bounced; enrollments that replied) over the enrollments the credential sees, and email_delivery_reporting (not_applicable without an email step; NULL: the transport decides).';
 
 --
 -- Name: sequences_cancel_enrollment(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -15252,6 +16287,29 @@ ALTER TABLE app_private.delivery_events ALTER COLUMN id ADD GENERATED ALWAYS AS 
 );
 
 --
+-- Name: delivery_retry_settings; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.delivery_retry_settings (
+    only_row boolean DEFAULT true NOT NULL,
+    first_seconds integer DEFAULT 60 NOT NULL,
+    max_seconds integer DEFAULT 3600 NOT NULL,
+    lifetime_seconds integer DEFAULT 432000 NOT NULL,
+    CONSTRAINT delivery_retry_settings_first_seconds_check CHECK ((first_seconds > 0)),
+    CONSTRAINT delivery_retry_settings_lifetime_seconds_check CHECK ((lifetime_seconds > 0)),
+    CONSTRAINT delivery_retry_settings_max_seconds_check CHECK ((max_seconds > 0)),
+    CONSTRAINT delivery_retry_settings_only_row_check CHECK (only_row)
+);
+
+ALTER TABLE app_private.delivery_retry_settings OWNER TO svc_owner;
+
+--
+-- Name: TABLE delivery_retry_settings; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.delivery_retry_settings IS 'The retry schedule of temporary delivery failures (one row): first wait, doubling up to max_seconds, for lifetime_seconds after the message was queued (default 1 minute, 1 hour, 5 days).';
+
+--
 -- Name: enrollment_counts; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -15353,6 +16411,26 @@ COMMENT ON TABLE app_private.idempotency_keys IS 'Replay store for operations th
 --
 
 COMMENT ON COLUMN app_private.idempotency_keys.fingerprint IS 'Hash of the request details and the caller''s access; another fingerprint under the same key is a 409.';
+
+--
+-- Name: inbound_claims; Type: TABLE; Schema: app_private; Owner: postgres
+--
+
+CREATE TABLE app_private.inbound_claims (
+    identifier text NOT NULL,
+    kind text NOT NULL,
+    organization_id uuid NOT NULL,
+    claimed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT inbound_claims_kind_check CHECK ((kind = ANY (ARRAY['email_domain'::text, 'phone_number'::text])))
+);
+
+ALTER TABLE app_private.inbound_claims OWNER TO postgres;
+
+--
+-- Name: TABLE inbound_claims; Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON TABLE app_private.inbound_claims IS 'Every sending domain (lower case) and phone number (E.164) in use, with the one organization that holds it; kept by app_private.claim_inbound_identifiers.';
 
 --
 -- Name: oauth_clients; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -15513,6 +16591,47 @@ ALTER TABLE app_private.rate_limit_windows OWNER TO svc_owner;
 COMMENT ON TABLE app_private.rate_limit_windows IS 'Requests per client address and route in one 60 s window, summed over every API process.';
 
 --
+-- Name: receptionist_handovers; Type: TABLE; Schema: app_private; Owner: postgres
+--
+
+CREATE TABLE app_private.receptionist_handovers (
+    organization_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    conversation_id uuid NOT NULL,
+    message_id uuid NOT NULL,
+    reason text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT receptionist_handovers_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 500)))
+);
+
+ALTER TABLE app_private.receptionist_handovers OWNER TO postgres;
+
+--
+-- Name: TABLE receptionist_handovers; Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON TABLE app_private.receptionist_handovers IS 'Each hand-over of a conversation to a person by the receptionist, with its reason: once per inbound message.';
+
+--
+-- Name: receptionist_states; Type: TABLE; Schema: app_private; Owner: postgres
+--
+
+CREATE TABLE app_private.receptionist_states (
+    organization_id uuid NOT NULL,
+    conversation_id uuid NOT NULL,
+    state jsonb NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE app_private.receptionist_states OWNER TO postgres;
+
+--
+-- Name: TABLE receptionist_states; Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON TABLE app_private.receptionist_states IS 'The built-in receptionist''s pending offer per conversation (offerings, slots, or a cancellation awaiting YES).';
+
+--
 -- Name: search_trigrams; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -15600,6 +16719,28 @@ ALTER TABLE app_private.webhook_secrets OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_private.webhook_secrets IS 'The signing secret of a subscription (whsec_ + 32 random bytes in base64, as Standard Webhooks writes it). Kept raw, since signing needs it; only svc_owner (the worker, operator commands, definer functions) reads it.';
+
+--
+-- Name: worker_processes; Type: TABLE; Schema: app_private; Owner: postgres
+--
+
+CREATE TABLE app_private.worker_processes (
+    id text NOT NULL,
+    pool_ids text[] DEFAULT '{}'::text[] NOT NULL,
+    host text,
+    pid integer,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    locked_at timestamp with time zone DEFAULT now() NOT NULL,
+    seen_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE app_private.worker_processes OWNER TO postgres;
+
+--
+-- Name: TABLE worker_processes; Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON TABLE app_private.worker_processes IS 'Worker processes alive (or not yet known dead): each holds an advisory lock on its id and renews seen_at; app_private.worker_processes_sweep frees the work of a dead one.';
 
 --
 -- Name: audience_members; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -15943,7 +17084,9 @@ CREATE TABLE app_public.organizations (
     default_sms_number text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     sms_help_text text,
+    receptionist jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT organizations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT organizations_receptionist_check CHECK (((jsonb_typeof(receptionist) = 'object'::text) AND (octet_length((receptionist)::text) <= 65536))),
     CONSTRAINT organizations_sms_help_text_check CHECK (((sms_help_text IS NULL) OR ((length(sms_help_text) >= 1) AND (length(sms_help_text) <= 300)))),
     CONSTRAINT organizations_tag_limit_check CHECK ((tag_limit >= 0))
 );
@@ -15973,6 +17116,12 @@ COMMENT ON COLUMN app_public.organizations.tag_limit IS 'Most distinct tags the 
 --
 
 COMMENT ON COLUMN app_public.organizations.sms_help_text IS 'The answer to an SMS HELP/INFO (1 to 300 characters); null: the default, with the business''s name, the number and STOP.';
+
+--
+-- Name: COLUMN organizations.receptionist; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.organizations.receptionist IS 'The receptionist''s settings: {instructions, handover_message, faq: [{question, keywords, answer}]} (all optional).';
 
 --
 -- Name: person_locations; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -16080,7 +17229,8 @@ CREATE TABLE app_public.step_runs (
     reason text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT step_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'sent'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'waited'::text]))),
+    claimed_by text DEFAULT NULLIF(current_setting('svc.worker_process'::text, true), ''::text),
+    CONSTRAINT step_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'retrying'::text, 'sent'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'waited'::text]))),
     CONSTRAINT step_runs_step_type_check CHECK ((step_type = ANY (ARRAY['email'::text, 'sms'::text, 'wait'::text])))
 );
 
@@ -16090,7 +17240,13 @@ ALTER TABLE app_public.step_runs OWNER TO svc_owner;
 -- Name: TABLE step_runs; Type: COMMENT; Schema: app_public; Owner: svc_owner
 --
 
-COMMENT ON TABLE app_public.step_runs IS 'Each (enrollment, step) the engine reached, at most once: sending while its message is with the transport, then sent, failed or unknown (the process died in between: never sent again), skipped (with reason: suppressed, opted_out, no_consent, missing_address) or waited.';
+COMMENT ON TABLE app_public.step_runs IS 'Each (enrollment, step) the engine reached, at most once: sending while its message is with the transport, retrying while the delivery queue retries a temporary refusal, then sent, failed or unknown (the process died in between: never sent again), skipped (with reason: suppressed, opted_out, no_consent, missing_address) or waited.';
+
+--
+-- Name: COLUMN step_runs.claimed_by; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.step_runs.claimed_by IS 'The worker process (app_private.worker_processes) that claimed the step run; NULL when claimed outside a worker.';
 
 --
 -- Name: territory_team_members; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -16250,6 +17406,13 @@ ALTER TABLE ONLY app_private.delivery_events
     ADD CONSTRAINT delivery_events_pkey PRIMARY KEY (id);
 
 --
+-- Name: delivery_retry_settings delivery_retry_settings_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.delivery_retry_settings
+    ADD CONSTRAINT delivery_retry_settings_pkey PRIMARY KEY (only_row);
+
+--
 -- Name: event_subscriptions event_subscriptions_organization_id_event_subscriber_kind_s_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -16276,6 +17439,13 @@ ALTER TABLE ONLY app_private.form_secrets
 
 ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (credential_id, operation_id, key);
+
+--
+-- Name: inbound_claims inbound_claims_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.inbound_claims
+    ADD CONSTRAINT inbound_claims_pkey PRIMARY KEY (identifier);
 
 --
 -- Name: oauth_clients oauth_clients_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -16341,6 +17511,27 @@ ALTER TABLE ONLY app_private.rate_limit_windows
     ADD CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (window_start, client, route);
 
 --
+-- Name: receptionist_handovers receptionist_handovers_organization_id_message_id_key; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.receptionist_handovers
+    ADD CONSTRAINT receptionist_handovers_organization_id_message_id_key UNIQUE (organization_id, message_id);
+
+--
+-- Name: receptionist_handovers receptionist_handovers_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.receptionist_handovers
+    ADD CONSTRAINT receptionist_handovers_pkey PRIMARY KEY (organization_id, id);
+
+--
+-- Name: receptionist_states receptionist_states_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.receptionist_states
+    ADD CONSTRAINT receptionist_states_pkey PRIMARY KEY (organization_id, conversation_id);
+
+--
 -- Name: search_trigrams search_trigrams_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -16374,6 +17565,13 @@ ALTER TABLE ONLY app_private.unsubscribe_tokens
 
 ALTER TABLE ONLY app_private.webhook_secrets
     ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (organization_id, subscription_id);
+
+--
+-- Name: worker_processes worker_processes_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.worker_processes
+    ADD CONSTRAINT worker_processes_pkey PRIMARY KEY (id);
 
 --
 -- Name: appointment_occurrences appointment_occurrences_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -16745,10 +17943,10 @@ CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organ
 CREATE INDEX availability_changes_by_time ON app_private.availability_changes USING gist (organization_id, during);
 
 --
--- Name: chat_sessions_by_address; Type: INDEX; Schema: app_private; Owner: svc_owner
+-- Name: chat_sessions_by_client_address; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
-CREATE INDEX chat_sessions_by_address ON app_private.chat_sessions USING btree (organization_id, client_address, created_at) WHERE (client_address IS NOT NULL);
+CREATE INDEX chat_sessions_by_client_address ON app_private.chat_sessions USING btree (client_address, created_at) WHERE (client_address IS NOT NULL);
 
 --
 -- Name: contact_counts_by_organization; Type: INDEX; Schema: app_private; Owner: svc_owner
@@ -16787,6 +17985,12 @@ CREATE INDEX dashboard_sessions_person ON app_private.dashboard_sessions USING b
 CREATE INDEX delivery_events_by_message ON app_private.delivery_events USING btree (organization_id, message_id, id);
 
 --
+-- Name: delivery_events_once_per_kind; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX delivery_events_once_per_kind ON app_private.delivery_events USING btree (organization_id, message_id, type, COALESCE((detail ->> 'bounce'::text), ''::text));
+
+--
 -- Name: enrollment_counts_by_sequence; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
@@ -16797,6 +18001,12 @@ CREATE INDEX enrollment_counts_by_sequence ON app_private.enrollment_counts USIN
 --
 
 CREATE INDEX idempotency_keys_created ON app_private.idempotency_keys USING btree (created_at);
+
+--
+-- Name: inbound_claims_by_organization; Type: INDEX; Schema: app_private; Owner: postgres
+--
+
+CREATE INDEX inbound_claims_by_organization ON app_private.inbound_claims USING btree (organization_id);
 
 --
 -- Name: oauth_grants_person; Type: INDEX; Schema: app_private; Owner: svc_owner
@@ -16949,10 +18159,10 @@ CREATE UNIQUE INDEX calls_by_external_id ON app_public.calls USING btree (organi
 CREATE INDEX calls_by_start ON app_public.calls USING btree (organization_id, started_at DESC, id DESC);
 
 --
--- Name: chat_widgets_by_id; Type: INDEX; Schema: app_public; Owner: svc_owner
+-- Name: chat_widgets_id_key; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
-CREATE INDEX chat_widgets_by_id ON app_public.chat_widgets USING btree (id);
+CREATE UNIQUE INDEX chat_widgets_id_key ON app_public.chat_widgets USING btree (id);
 
 --
 -- Name: contact_locations_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
@@ -17057,6 +18267,12 @@ CREATE INDEX email_suppressions_by_contact ON app_public.email_suppressions USIN
 CREATE INDEX enrollment_events_by_enrollment ON app_public.enrollment_events USING btree (organization_id, enrollment_id, id);
 
 --
+-- Name: enrollment_events_once_per_message; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX enrollment_events_once_per_message ON app_public.enrollment_events USING btree (organization_id, message_id, type) WHERE (message_id IS NOT NULL);
+
+--
 -- Name: enrollments_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -17111,6 +18327,12 @@ CREATE INDEX form_submissions_by_form ON app_public.form_submissions USING btree
 CREATE INDEX forms_by_location ON app_public.forms USING btree (organization_id, location_id, name);
 
 --
+-- Name: forms_id_key; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX forms_id_key ON app_public.forms USING btree (id);
+
+--
 -- Name: interactions_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -17153,6 +18375,12 @@ CREATE INDEX sms_opt_outs_by_contact ON app_public.sms_opt_outs USING btree (org
 CREATE UNIQUE INDEX sms_opt_outs_open ON app_public.sms_opt_outs USING btree (organization_id, phone) WHERE (ended_at IS NULL);
 
 --
+-- Name: step_runs_sending_by_claimer; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX step_runs_sending_by_claimer ON app_public.step_runs USING btree (claimed_by) WHERE (status = 'sending'::text);
+
+--
 -- Name: territories_by_location; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -17189,6 +18417,12 @@ CREATE TRIGGER _500_sequences AFTER INSERT ON app_private.contact_events REFEREN
 CREATE TRIGGER _700_conversation_status AFTER UPDATE OF status, error ON app_private.outgoing_messages FOR EACH ROW WHEN ((new.meta ? 'conversation_id'::text)) EXECUTE FUNCTION app_private.tg_outgoing_messages__conversation_status();
 
 --
+-- Name: broadcast_schedules _100_fire_retry_reset; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _100_fire_retry_reset BEFORE UPDATE OF next_fire_at, status ON app_public.broadcast_schedules FOR EACH ROW WHEN (((new.next_fire_at IS DISTINCT FROM old.next_fire_at) OR (new.status IS DISTINCT FROM old.status))) EXECUTE FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset();
+
+--
 -- Name: contacts _200_stage_changed_at; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 
@@ -17199,6 +18433,30 @@ CREATE TRIGGER _200_stage_changed_at BEFORE UPDATE OF stage_id ON app_public.con
 --
 
 CREATE TRIGGER _201_ai_interaction_ends AFTER UPDATE OF ai_held ON app_public.conversations FOR EACH ROW WHEN ((new.ai_held AND (NOT old.ai_held))) EXECUTE FUNCTION app_private.tg_conversations__ai_interaction_ends();
+
+--
+-- Name: organizations _300_claim_identifiers; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _300_claim_identifiers BEFORE INSERT OR UPDATE OF sending_email_domain, default_sms_number ON app_public.organizations FOR EACH ROW EXECUTE FUNCTION app_private.organizations_claim_identifiers();
+
+--
+-- Name: locations _300_claim_number; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _300_claim_number BEFORE INSERT OR UPDATE OF sms_number, organization_id ON app_public.locations FOR EACH ROW EXECUTE FUNCTION app_private.locations_claim_number();
+
+--
+-- Name: organizations _300_release_identifiers; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _300_release_identifiers AFTER UPDATE OF sending_email_domain, default_sms_number ON app_public.organizations FOR EACH ROW EXECUTE FUNCTION app_private.organizations_release_identifiers();
+
+--
+-- Name: locations _300_release_number; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _300_release_number AFTER DELETE OR UPDATE OF sms_number, organization_id ON app_public.locations FOR EACH ROW EXECUTE FUNCTION app_private.locations_release_number();
 
 --
 -- Name: contact_notes _500_count; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -17271,6 +18529,12 @@ CREATE TRIGGER _500_revoke_keys AFTER UPDATE OF role, powers, active ON app_publ
 --
 
 CREATE TRIGGER _500_revoke_keys AFTER DELETE ON app_public.person_locations FOR EACH ROW EXECUTE FUNCTION app_private.tg_person_locations__revoke_keys();
+
+--
+-- Name: broadcast_runs _500_schedule_done; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_schedule_done AFTER INSERT OR UPDATE OF status ON app_public.broadcast_runs FOR EACH ROW WHEN ((new.status <> 'sending'::text)) EXECUTE FUNCTION app_private.tg_broadcast_runs__schedule_done();
 
 --
 -- Name: forms _500_secret; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -17620,6 +18884,13 @@ ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
+-- Name: inbound_claims inbound_claims_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.inbound_claims
+    ADD CONSTRAINT inbound_claims_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED;
+
+--
 -- Name: oauth_codes oauth_codes_grant_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -17688,6 +18959,34 @@ ALTER TABLE ONLY app_private.own_clients
 
 ALTER TABLE ONLY app_private.own_clients
     ADD CONSTRAINT own_clients_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: receptionist_handovers receptionist_handovers_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.receptionist_handovers
+    ADD CONSTRAINT receptionist_handovers_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: receptionist_handovers receptionist_handovers_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.receptionist_handovers
+    ADD CONSTRAINT receptionist_handovers_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: receptionist_states receptionist_states_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.receptionist_states
+    ADD CONSTRAINT receptionist_states_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
+
+--
+-- Name: receptionist_states receptionist_states_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.receptionist_states
+    ADD CONSTRAINT receptionist_states_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
 -- Name: unsubscribe_tokens unsubscribe_tokens_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -19321,6 +20620,14 @@ GRANT ALL ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) TO
 GRANT ALL ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) TO svc_worker;
 
 --
+-- Name: FUNCTION audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) TO svc_worker;
+
+--
 -- Name: TABLE audiences; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -20942,6 +22249,12 @@ REVOKE ALL ON FUNCTION app_hidden.rate_limit_add(window_start timestamp with tim
 GRANT ALL ON FUNCTION app_hidden.rate_limit_add(window_start timestamp with time zone, counts jsonb) TO svc_worker;
 
 --
+-- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION render_template(template text, vars jsonb, html boolean); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -21393,6 +22706,12 @@ REVOKE ALL ON FUNCTION app_private.advance_enrollment(organization_id uuid, enro
 REVOKE ALL ON FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone) FROM PUBLIC;
 
 --
+-- Name: FUNCTION analysts_lock_down_database(); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.analysts_lock_down_database() FROM PUBLIC;
+
+--
 -- Name: FUNCTION appointment_booked_holds(e app_public.enrollments, exit jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -21421,6 +22740,12 @@ REVOKE ALL ON FUNCTION app_private.broadcast_finish(organization_id uuid, run_id
 --
 
 REVOKE ALL ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -21567,16 +22892,46 @@ REVOKE ALL ON FUNCTION app_private.conversations_inbound_sms(to_number text, fro
 REVOKE ALL ON FUNCTION app_private.define_contacts_json() FROM PUBLIC;
 
 --
+-- Name: FUNCTION delivery_enrollment_ended(org_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_enrollment_ended(org_id uuid, message_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION delivery_retry(org_id uuid, message_id uuid, error text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_retry(org_id uuid, message_id uuid, error text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION delivery_retry_at(attempts integer, queued_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_retry_at(attempts integer, queued_at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION delivery_set_provider_id(org uuid, message_id uuid, provider_id text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, provider_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION delivery_settle(org_id uuid, message_id uuid, error text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -21669,6 +23024,12 @@ REVOKE ALL ON FUNCTION app_private.inbound_contact(org uuid, location uuid, phon
 REVOKE ALL ON FUNCTION app_private.kick_step_sweep(organization_id uuid) FROM PUBLIC;
 
 --
+-- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION new_unsubscribe_token(organization_id uuid, email text, contact_id uuid, enrollment_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -21685,6 +23046,24 @@ REVOKE ALL ON FUNCTION app_private.note_availability_change(org uuid, span tstzr
 --
 
 REVOKE ALL ON FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) FROM PUBLIC;
+
+--
+-- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION receptionist_handover_people(cv app_public.conversations); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) FROM PUBLIC;
+
+--
+-- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION record_enrollment_messages(org_id uuid, results jsonb, OUT sent_count integer, OUT failed_count integer); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -21811,6 +23190,18 @@ REVOKE ALL ON FUNCTION app_private.tg_appointments__own_clients() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_appointments__webhooks() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_broadcast_runs__schedule_done(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_broadcast_runs__schedule_done() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_broadcast_schedules__fire_retry_reset(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_calls__own_clients(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -22011,6 +23402,30 @@ REVOKE ALL ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, sub
 --
 
 REVOKE ALL ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_process_gone(id text); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_process_gone(id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_process_seen(id text); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_process_seen(id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_processes_sweep(self text); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_processes_sweep(self text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION appointments_availability(location_id uuid, day date, offering_id uuid, team_member_id uuid, postal_code text, country_code text, duration_minutes integer); Type: ACL; Schema: app_public; Owner: svc_owner
@@ -22544,6 +23959,216 @@ REVOKE ALL ON FUNCTION pg_catalog.lo_unlink(oid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_catalog.lowrite(integer, bytea) FROM PUBLIC;
 
 --
+-- Name: FUNCTION pg_advisory_lock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_lock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_lock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_lock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock_all(); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_xact_lock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_xact_lock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_xact_lock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_xact_lock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_lock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_lock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_lock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_lock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_xact_lock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_xact_lock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_xact_lock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_xact_lock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) TO svc_worker;
+
+--
 -- Name: TABLE appointment_occurrences; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -22854,7 +24479,7 @@ GRANT SELECT ON TABLE app_public.webhook_deliveries TO svc_analyst;
 ALTER DEFAULT PRIVILEGES FOR ROLE svc_owner REVOKE ALL ON FUNCTIONS  FROM PUBLIC;
 
 --
--- Our grants on graphile_worker and our policies on its tables (000012): svc_owner adds jobs
+-- Our grants on graphile_worker and our policies on its tables: svc_owner adds jobs
 -- through graphile_worker.add_job and add_jobs; PUBLIC executes none of its functions.
 --
 

@@ -62,8 +62,8 @@ export const OWNERSHIP: Record<string, Ownership> = {
     functions: /^(conversations?_|chat_|sms_help_reply$|sms_keyword$|sms_plain_opt_out$|current_sms_enabled$)/,
   },
   delivery: {
-    tables: ['outgoing_messages', 'outbox', 'delivery_events'],
-    functions: /^(delivery_|queue_message$|send_refusal$|number_owner$|ops_message_counts$)/,
+    tables: ['outgoing_messages', 'outbox', 'delivery_events', 'delivery_retry_settings'],
+    functions: /^(delivery_|email_auto_reply_subject$|email_from_name$|queue_message$|send_refusal$|number_owner$|ops_message_counts$)/,
   },
   dashboard: {
     tables: ['dashboard_links', 'dashboard_sessions'],
@@ -73,14 +73,18 @@ export const OWNERSHIP: Record<string, Ownership> = {
     tables: ['oauth_clients', 'oauth_codes', 'oauth_grants', 'oauth_requests', 'oauth_tokens'],
     functions: /^oauth_/,
   },
+  receptionist: {
+    tables: ['receptionist_states', 'receptionist_handovers'],
+    functions: /^receptionist_/,
+  },
   webhooks: {
     tables: ['webhook_subscriptions', 'webhook_deliveries', 'webhook_secrets'],
     functions: /^webhook_/,
   },
   [PLATFORM]: {
     tables: ['organizations', 'people', 'person_locations', 'locations', 'role_agent_access', 'api_keys', 'api_key_locations',
-      'idempotency_keys', 'rate_limit_windows', 'analysts'],
-    functions: /^(current_|authenticate$|authorize_|requirement_refusal(_for)?$|team_member_refusal$|analyst_claim$|idempotency_|raise_error$|page_|html_escape$|is_date$|is_time_zone$|is_timestamptz$|like_anywhere$|add_job$|ops_job_counts$|require_location$|location_json$|person_may_hold_key$|rate_limit_add$|lo_)/,
+      'idempotency_keys', 'rate_limit_windows', 'analysts', 'inbound_claims', 'worker_processes'],
+    functions: /^(current_|authenticate$|authorize_|requirement_refusal(_for)?$|team_member_refusal$|analyst_claim$|idempotency_|raise_error$|page_|html_escape$|is_date$|is_time_zone$|is_timestamptz$|like_anywhere$|add_job$|ops_job_counts$|require_location$|location_json$|person_may_hold_key$|rate_limit_add$|lo_|analysts_lock_down_database$|(claim_|release_|move_)?inbound_identifier(_held)?$|organizations_(claim|release)_identifiers$|locations_(claim|release)_number$|worker_process)/,
   },
 };
 

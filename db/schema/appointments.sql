@@ -1541,6 +1541,11 @@ begin
       null;
     end;
   end loop;
+  if tm is null then
+    -- none named, and every eligible team member who works then is booked, blocked or off
+    perform app_hidden.raise_error(409, 'no_team_member_available',
+      'No team member who may take this booking is free at that time; ask appointments_availability for open slots');
+  end if;
   perform app_hidden.slot_taken();
   return null;
 end $$;
@@ -1551,7 +1556,7 @@ ALTER FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid
 -- Name: FUNCTION appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text); Type: COMMENT; Schema: app_public; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) IS 'appointments_create: books a team member (named, or the first free eligible one) at a staffed location, or a calendar of an unstaffed one; the exclusion constraints decide races (409 slot_taken).';
+COMMENT ON FUNCTION app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid, team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamp with time zone, end_time timestamp with time zone, title text) IS 'appointments_create: books a team member (named, or the first free eligible one) at a staffed location, or a calendar of an unstaffed one; the exclusion constraints decide races (409 slot_taken for a named team member or a calendar, no_team_member_available when none was named and none is free).';
 
 --
 -- Name: appointments_get(uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner

@@ -258,12 +258,30 @@ COMMENT ON FUNCTION app_hidden.audience_definition_check(definition jsonb, at te
 --
 
 CREATE FUNCTION app_hidden.audience_filter(definition jsonb, path text) RETURNS app_hidden.audience_filter
+    LANGUAGE sql STABLE
+    AS $$
+  select app_hidden.audience_filter_of(app_hidden.current_org_id(), app_hidden.current_sees_contact_details(), definition, path)
+$$;
+
+ALTER FUNCTION app_hidden.audience_filter(definition jsonb, path text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION audience_filter(definition jsonb, path text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) IS 'app_hidden.audience_filter_of for the current credential: its organization, and the fields it reads of a contact. Request paths only.';
+
+--
+-- Name: audience_filter_of(uuid, boolean, jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
+--
+
+CREATE FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) RETURNS app_hidden.audience_filter
     LANGUAGE plpgsql STABLE
     AS $_$
 declare
-  org uuid := app_hidden.current_org_id();
+  org uuid := org_id;
   -- what the credential reads of a contact decides what its rules may test
-  details boolean := app_hidden.current_sees_contact_details();
+  details boolean := sees_details;
   rules jsonb := coalesce(definition->'rules', '[]');
   f app_hidden.audience_filter := row(null, '{}', '{}', '{}', '{}', '{}');
   parts text[] := '{}';
@@ -474,13 +492,13 @@ begin
   return f;
 end $_$;
 
-ALTER FUNCTION app_hidden.audience_filter(definition jsonb, path text) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION audience_filter(definition jsonb, path text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) IS 'Compiles an audience definition to a parameterized condition over app_public.contacts c (values only as $1..$5 array references); 400 naming the definition''s part to fix when it breaks a limit (app_hidden.audience_definition_check), tests a field the credential cannot read, or does not resolve.';
+COMMENT ON FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) IS 'Compiles an audience definition of organization org_id to a parameterized condition over app_public.contacts c (values only as $1..$5 array references); sees_details: whether rules may test more than display_name, email and phone_number. 400 naming the definition''s part to fix when it breaks a limit, tests a field not allowed, or does not resolve.';
 
 --
 -- Name: audiences; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -1091,6 +1109,14 @@ GRANT ALL ON FUNCTION app_hidden.audience_definition_check(definition jsonb, at 
 REVOKE ALL ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.audience_filter(definition jsonb, path text) TO svc_worker;
+
+--
+-- Name: FUNCTION audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text); Type: ACL; Schema: app_hidden; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text) TO svc_worker;
 
 --
 -- Name: TABLE audiences; Type: ACL; Schema: app_public; Owner: svc_owner

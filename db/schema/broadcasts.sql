@@ -116,6 +116,7 @@ CREATE TABLE app_public.broadcast_runs (
     claimed_through uuid,
     prepared uuid[] DEFAULT '{}'::uuid[] NOT NULL,
     prepared_after uuid,
+    held_until timestamp with time zone,
     CONSTRAINT broadcast_runs_check CHECK (((status = 'sending'::text) = (finished_at IS NULL))),
     CONSTRAINT broadcast_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
 );
@@ -141,6 +142,12 @@ COMMENT ON COLUMN app_public.broadcast_runs.prepared IS 'Enrollments of the batc
 COMMENT ON COLUMN app_public.broadcast_runs.prepared_after IS 'The cursor (claimed_through) before the prepared batch was claimed: where a release moves it back to.';
 
 --
+-- Name: COLUMN broadcast_runs.held_until; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_runs.held_until IS 'The send window was closed when the run fired: its next opening, when the run''s job sends it. NULL when it fired inside the window.';
+
+--
 -- Name: broadcast_run_json(app_public.broadcast_runs); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -149,10 +156,20 @@ CREATE FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) RETUR
     AS $$
   select jsonb_build_object('id', r.id, 'status', r.status, 'fire_at', r.fire_at, 'started_at', r.started_at,
     'finished_at', r.finished_at, 'recipients', r.recipients, 'sent', r.sent, 'skipped', r.skipped, 'failed', r.failed,
-    'unknown', r.unknown, 'cancelled', r.cancelled)
+    'unknown', r.unknown, 'cancelled', r.cancelled,
+    -- a sending run's recipients not yet sent, skipped, failed, unknown or cancelled; an ended run has none
+    'waiting', case when r.status = 'sending'
+                    then greatest(0, r.recipients - r.sent - r.skipped - r.failed - r.unknown - r.cancelled) else 0 end,
+    'held_until', case when r.status = 'sending' and r.held_until > now() then r.held_until end)
 $$;
 
 ALTER FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_run_json(r app_public.broadcast_runs); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.broadcast_run_json(r app_public.broadcast_runs) IS 'A run as the API shows it: its counts, `waiting` (recipients of a sending run not yet gone) and `held_until` (the send window''s opening a run waits for).';
 
 --
 -- Name: broadcast_schedules; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -171,6 +188,9 @@ CREATE TABLE app_public.broadcast_schedules (
     next_fire_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    fire_attempts integer DEFAULT 0 NOT NULL,
+    fire_error text,
+    fire_retry_at timestamp with time zone,
     CONSTRAINT broadcast_schedules_check CHECK (((schedule_kind = 'once'::text) = (send_at IS NOT NULL))),
     CONSTRAINT broadcast_schedules_check1 CHECK (((schedule_kind = 'recurring'::text) = (rrule IS NOT NULL))),
     CONSTRAINT broadcast_schedules_check2 CHECK (((schedule_kind = 'once'::text) OR (timezone IS NOT NULL))),
@@ -188,6 +208,24 @@ ALTER TABLE app_public.broadcast_schedules OWNER TO svc_owner;
 --
 
 COMMENT ON TABLE app_public.broadcast_schedules IS 'When a broadcast sends: once at send_at, or on each occurrence of rrule in timezone until ends_on. draft (set, sends nothing), scheduled (next_fire_at is the next occurrence), paused.';
+
+--
+-- Name: COLUMN broadcast_schedules.fire_attempts; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_schedules.fire_attempts IS 'Failed attempts to fire the occurrence at next_fire_at (0 when none failed).';
+
+--
+-- Name: COLUMN broadcast_schedules.fire_error; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_schedules.fire_error IS 'Why the last attempt to fire next_fire_at failed, while it is being retried.';
+
+--
+-- Name: COLUMN broadcast_schedules.fire_retry_at; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.broadcast_schedules.fire_retry_at IS 'When the failed occurrence is tried again; the sweep passes the schedule by until then.';
 
 --
 -- Name: broadcast_schedule_json(app_public.broadcast_schedules, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -211,6 +249,8 @@ begin
            limit page_size offset (page - 1) * page_size) r;
   return jsonb_build_object('sequence_id', b.sequence_id, 'schedule_kind', b.schedule_kind, 'send_at', b.send_at,
     'rrule', b.rrule, 'timezone', b.timezone, 'ends_on', b.ends_on, 'status', b.status, 'next_fire_at', b.next_fire_at,
+    'fire_retry', case when b.fire_attempts > 0 then jsonb_build_object('attempts', b.fire_attempts,
+                    'next_attempt_at', b.fire_retry_at, 'last_error', b.fire_error) end,
     'created_at', b.created_at, 'updated_at', b.updated_at,
     'runs', runs, 'runs_total', total, 'page', page, 'limit', page_size);
 end $$;
@@ -350,6 +390,10 @@ CREATE FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) 
      set status = 'completed', finished_at = now(),
          cancelled = greatest(0, x.recipients - x.sent - x.skipped - x.failed - x.unknown)
    where x.organization_id = broadcast_finish.organization_id and x.id = broadcast_finish.run_id and x.status = 'sending'
+     and not exists (select 1 from app_public.enrollments e
+                       join app_public.step_runs sr on sr.organization_id = e.organization_id and sr.enrollment_id = e.id
+                                                   and sr.step_key = e.current_step_key and sr.status = 'retrying'
+                      where e.organization_id = x.organization_id and e.run_id = x.id and e.status in ('active', 'paused'))
 $$;
 
 ALTER FUNCTION app_private.broadcast_finish(organization_id uuid, run_id uuid) OWNER TO svc_owner;
@@ -372,6 +416,7 @@ declare
   first_key text;
   members uuid[];
   n int;
+  held timestamptz;
 begin
   select * into b from app_public.broadcast_schedules x
    where x.organization_id = broadcast_fire.organization_id and x.sequence_id = broadcast_fire.sequence_id for update;
@@ -405,8 +450,9 @@ begin
   -- the members as of now, as one list, so both kinds of audience enroll through one statement
   if a.kind = 'dynamic' then
     -- the audience's own rule compiler (no SQL from input: values go as parameters), as
-    -- app_hidden.audience_count runs it, for this organization
-    f := app_hidden.audience_filter(a.definition, 'definition.rules');
+    -- app_hidden.audience_count runs it, for the schedule's organization and with every field
+    -- readable: a fire has no request, so no credential's claims to read them from
+    f := app_hidden.audience_filter_of(s.organization_id, true, a.definition, 'definition.rules');
     execute 'select coalesce(array_agg(c.id), ''{}'') from app_public.contacts c where c.organization_id = $6 and ('
             || f.condition || ')'
       into members using f.texts, f.numbers, f.times, f.ids, f.bools, s.organization_id;
@@ -429,9 +475,13 @@ begin
     select s.organization_id, ins.id, 'enrolled', first_key, 'broadcast' from ins
   )
   select count(*) into n from ins;
-  update app_public.broadcast_runs x set recipients = n where x.organization_id = b.organization_id and x.id = run;
+  -- outside the send window, the run waits for its opening (the sequences engine's rule for a
+  -- step due outside it); its recipients stay the run's to send, and to cancel
+  held := app_hidden.sequence_next_run(s.organization_id, s.send_schedule_id, now());
+  update app_public.broadcast_runs x set recipients = n, held_until = case when held > now() then held end
+   where x.organization_id = b.organization_id and x.id = run;
   perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', s.organization_id, 'run_id', run),
-    'broadcast_run:' || run, now());
+    'broadcast_run:' || run, greatest(held, now()));
   return run;
 end $_$;
 
@@ -441,7 +491,39 @@ ALTER FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid
 -- Name: FUNCTION broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) IS 'Fires one occurrence once (schedule locked, still waiting for fire_at; unique run per occurrence): schedule moved on, the audience snapshotted into enrollments of the run, the run''s job queued. Answers the run id or NULL.';
+COMMENT ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) IS 'Fires one occurrence once (schedule locked, still waiting for fire_at; unique run per occurrence): schedule moved on, the audience snapshotted into enrollments of the run, the run''s job queued now, or at the send window''s next opening (held_until) when it is closed. Answers the run id or NULL.';
+
+--
+-- Name: broadcast_fire_failed(uuid, uuid, timestamp with time zone, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  retry_at timestamptz;
+begin
+  update app_public.broadcast_schedules b
+     set fire_attempts = b.fire_attempts + 1, fire_error = left(broadcast_fire_failed.error, 1000),
+         fire_retry_at = now() + make_interval(secs => least(3600, 60 * power(2, least(b.fire_attempts, 6))))
+   where b.organization_id = broadcast_fire_failed.organization_id and b.sequence_id = broadcast_fire_failed.sequence_id
+     and b.status = 'scheduled' and b.next_fire_at = broadcast_fire_failed.fire_at
+  returning b.fire_retry_at into retry_at;
+  if retry_at is not null then
+    perform app_private.add_job('broadcast_fire', '{}', 'broadcast_fire:' || broadcast_fire_failed.sequence_id, retry_at);
+  end if;
+  return retry_at;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) IS 'Records that firing the occurrence fire_at of a schedule failed (attempts, error) and when it is tried again (1 minute doubling to 1 hour), with its job queued then; NULL when the schedule no longer waits for that occurrence.';
 
 --
 -- Name: broadcast_record_batch(uuid, uuid, jsonb, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -542,6 +624,8 @@ begin
   for r in
     select x.organization_id, x.id from app_public.broadcast_runs x
      where x.status = 'sending' and x.progress_at < now() - interval '5 minutes'
+       -- waiting for its send window: its job is queued for the opening
+       and not coalesce(x.held_until > now(), false)
      for update skip locked
   loop
     update app_public.broadcast_runs x set progress_at = now() where x.organization_id = r.organization_id and x.id = r.id;
@@ -558,7 +642,7 @@ ALTER FUNCTION app_private.broadcast_requeue_stalled() OWNER TO svc_owner;
 -- Name: FUNCTION broadcast_requeue_stalled(); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_requeue_stalled() IS 'Queues a new broadcast_run job for each run sending without progress for five minutes (its worker died).';
+COMMENT ON FUNCTION app_private.broadcast_requeue_stalled() IS 'Queues a new broadcast_run job for each run sending without progress for five minutes (its worker died); a run waiting for its send window (held_until ahead) is not stalled.';
 
 --
 -- Name: broadcast_settle_in_flight(uuid, uuid, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -613,6 +697,53 @@ ALTER FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_
 COMMENT ON FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) IS 'A dead sender''s in_flight checkpoint: step runs still sending (and their messages) become unknown with an event, the enrollments moved on (or cancelled with the run), the checkpoint emptied; answers how many.';
 
 --
+-- Name: tg_broadcast_runs__schedule_done(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_broadcast_runs__schedule_done() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_public.broadcast_schedules b set status = 'draft', updated_at = now()
+   where b.organization_id = new.organization_id and b.sequence_id = new.sequence_id
+     and b.status = 'scheduled' and b.next_fire_at is null
+     and not exists (select 1 from app_public.broadcast_runs r
+                      where r.organization_id = new.organization_id and r.sequence_id = new.sequence_id and r.status = 'sending');
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.tg_broadcast_runs__schedule_done() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_broadcast_runs__schedule_done(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_broadcast_runs__schedule_done() IS 'When a broadcast''s last sending run ends and its schedule has no occurrence left (next_fire_at null), the schedule reads draft.';
+
+--
+-- Name: tg_broadcast_schedules__fire_retry_reset(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+  new.fire_attempts := 0;
+  new.fire_error := null;
+  new.fire_retry_at := null;
+  return new;
+end $$;
+
+ALTER FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION tg_broadcast_schedules__fire_retry_reset(); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() IS 'A schedule moved to another occurrence or state (fired, set, started, paused) has no failed fire to retry.';
+
+--
 -- Name: broadcast_runs broadcast_runs_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -649,6 +780,18 @@ CREATE INDEX broadcast_runs_sending ON app_public.broadcast_runs USING btree (pr
 --
 
 CREATE INDEX broadcast_schedules_due ON app_public.broadcast_schedules USING btree (next_fire_at) WHERE ((status = 'scheduled'::text) AND (next_fire_at IS NOT NULL));
+
+--
+-- Name: broadcast_schedules _100_fire_retry_reset; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _100_fire_retry_reset BEFORE UPDATE OF next_fire_at, status ON app_public.broadcast_schedules FOR EACH ROW WHEN (((new.next_fire_at IS DISTINCT FROM old.next_fire_at) OR (new.status IS DISTINCT FROM old.status))) EXECUTE FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset();
+
+--
+-- Name: broadcast_runs _500_schedule_done; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _500_schedule_done AFTER INSERT OR UPDATE OF status ON app_public.broadcast_runs FOR EACH ROW WHEN ((new.status <> 'sending'::text)) EXECUTE FUNCTION app_private.tg_broadcast_runs__schedule_done();
 
 --
 -- Name: broadcast_runs broadcast_runs_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -867,6 +1010,12 @@ REVOKE ALL ON FUNCTION app_private.broadcast_finish(organization_id uuid, run_id
 REVOKE ALL ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, next_fire_at timestamp with time zone) FROM PUBLIC;
 
 --
+-- Name: FUNCTION broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -889,3 +1038,15 @@ REVOKE ALL ON FUNCTION app_private.broadcast_requeue_stalled() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_broadcast_runs__schedule_done(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_broadcast_runs__schedule_done() FROM PUBLIC;
+
+--
+-- Name: FUNCTION tg_broadcast_schedules__fire_retry_reset(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() FROM PUBLIC;

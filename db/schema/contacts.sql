@@ -779,6 +779,31 @@ $$;
 ALTER FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) OWNER TO svc_owner;
 
 --
+-- Name: contact_sms_sender(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(
+    (select l.sms_number from app_public.contact_locations cl
+       join app_public.locations l on l.organization_id = cl.organization_id and l.id = cl.location_id
+      where cl.organization_id = org and cl.contact_id = contact and l.sms_number is not null
+      order by l.id is not distinct from preferred_location desc, l.created_at, l.id limit 1),
+    (select l.sms_number from app_public.locations l where l.organization_id = org and l.id = preferred_location),
+    (select o.default_sms_number from app_public.organizations o where o.id = org))
+$$;
+
+ALTER FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) OWNER TO postgres;
+
+--
+-- Name: FUNCTION contact_sms_sender(org uuid, contact uuid, preferred_location uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) IS 'The number a sequence texts a contact from, as people do (conversation_sms_send): a number of the contact''s locations (the preferred one first), else the preferred location''s, else the organization''s default.';
+
+--
 -- Name: define_contacts_json(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 

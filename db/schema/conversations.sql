@@ -76,10 +76,11 @@ begin
     raise exception 'chat_start: token_hash is the hex sha-256 of the visitor token';
   end if;
   if client_address is not null then
-    -- one count per (organization, address) at a time: concurrent starts cannot all pass
-    perform pg_advisory_xact_lock(hashtextextended(w.organization_id::text || '|chat|' || client_address, 0));
+    -- one count per address at a time, whichever organization's widget: concurrent starts
+    -- cannot all pass
+    perform pg_advisory_xact_lock(hashtextextended('svc.chat_address:' || client_address, 0));
     if (select count(*) from app_private.chat_sessions s
-         where s.organization_id = w.organization_id and s.client_address = chat_start.client_address
+         where s.client_address = chat_start.client_address
            and s.created_at > now() - make_interval(mins => (lim->>'chats_window_minutes')::int))
        >= (lim->>'chats_per_address')::int then
       perform app_hidden.raise_error(429, 'rate_limited', 'Too many new chats from this address; try again later');
@@ -1625,16 +1626,16 @@ ALTER TABLE ONLY app_public.conversations
     ADD CONSTRAINT conversations_pkey PRIMARY KEY (organization_id, id);
 
 --
--- Name: chat_sessions_by_address; Type: INDEX; Schema: app_private; Owner: svc_owner
+-- Name: chat_sessions_by_client_address; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
-CREATE INDEX chat_sessions_by_address ON app_private.chat_sessions USING btree (organization_id, client_address, created_at) WHERE (client_address IS NOT NULL);
+CREATE INDEX chat_sessions_by_client_address ON app_private.chat_sessions USING btree (client_address, created_at) WHERE (client_address IS NOT NULL);
 
 --
--- Name: chat_widgets_by_id; Type: INDEX; Schema: app_public; Owner: svc_owner
+-- Name: chat_widgets_id_key; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
-CREATE INDEX chat_widgets_by_id ON app_public.chat_widgets USING btree (id);
+CREATE UNIQUE INDEX chat_widgets_id_key ON app_public.chat_widgets USING btree (id);
 
 --
 -- Name: conversation_messages_body_trgm; Type: INDEX; Schema: app_public; Owner: svc_owner

@@ -38,7 +38,8 @@ begin
   if provider_id is not null then
     perform pg_advisory_xact_lock(hashtextextended('inbound-email|' || provider_id, 0));
   end if;
-  if auto_reply then
+  -- the headers were read by the caller (auto_reply); the subject is read here, for every path
+  if coalesce(auto_reply, false) or app_private.email_auto_reply_subject(subject) then
     if om.id is null then
       return jsonb_build_object('auto_reply', true, 'recorded', false);
     end if;
@@ -60,7 +61,7 @@ ALTER FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address t
 -- Name: FUNCTION delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) IS 'An inbound email: the message answered by In-Reply-To or reply+TOKEN, the conversation continued (and the sequence''s replied event) through conversations_inbound_email; an auto-reply is only recorded on the message answered.';
+COMMENT ON FUNCTION app_hidden.delivery_inbound_email(to_address text, from_address text, subject text, body text, in_reply_to text, provider_id text, auto_reply boolean) IS 'An inbound email: the message answered by In-Reply-To or reply+TOKEN, the conversation continued (and the sequence''s replied event) through conversations_inbound_email; an auto-reply (auto_reply from the headers, or its subject: email_auto_reply_subject) is only recorded on the message answered and as the enrollment''s auto_replied event.';
 
 --
 -- Name: delivery_inbound_sms(text, text, text, text, boolean); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -263,6 +264,38 @@ ALTER FUNCTION app_hidden.queue_message(channel text, recipient text, subject te
 COMMENT ON FUNCTION app_hidden.queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb) IS 'Queues an email or SMS of the current organization and its delivery job, in the caller''s transaction.';
 
 --
+-- Name: delivery_enrollment_ended(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_enrollment_ended(org_id uuid, message_id uuid) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  m app_private.outgoing_messages;
+begin
+  select * into m from app_private.outgoing_messages x where x.organization_id = org_id and x.id = message_id;
+  if m.meta->>'enrollment_id' is null
+     or exists (select 1 from app_public.enrollments e where e.organization_id = org_id
+                   and e.id = (m.meta->>'enrollment_id')::uuid and e.status in ('active', 'paused')) then
+    return false;
+  end if;
+  update app_private.outgoing_messages x set status = 'failed', error = 'not sent: the enrollment ended while it was retried', next_attempt_at = null
+   where x.organization_id = org_id and x.id = m.id and x.status = 'queued';
+  update app_public.step_runs r set status = 'failed', reason = 'enrollment ended while retrying', updated_at = now()
+   where r.organization_id = org_id and r.enrollment_id = (m.meta->>'enrollment_id')::uuid and r.message_id = m.id and r.status = 'retrying';
+  return true;
+end $$;
+
+ALTER FUNCTION app_private.delivery_enrollment_ended(org_id uuid, message_id uuid) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_enrollment_ended(org_id uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_enrollment_ended(org_id uuid, message_id uuid) IS 'Before a retry: whether the message belongs to an enrollment that has ended (cancelled, unsubscribed, completed) meanwhile; if so it is failed, never sent.';
+
+--
 -- Name: outgoing_messages; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -281,6 +314,8 @@ CREATE TABLE app_private.outgoing_messages (
     sent_at timestamp with time zone,
     provider_id text,
     delivery_status text,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone,
     CONSTRAINT outgoing_messages_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text]))),
     CONSTRAINT outgoing_messages_check CHECK (((channel <> 'email'::text) OR (subject IS NOT NULL))),
     CONSTRAINT outgoing_messages_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'sent'::text, 'failed'::text, 'unknown'::text])))
@@ -307,6 +342,18 @@ COMMENT ON COLUMN app_private.outgoing_messages.provider_id IS 'The provider''s 
 COMMENT ON COLUMN app_private.outgoing_messages.delivery_status IS 'The provider''s last reported status (queued, sent, delivered, undelivered, failed; bounced, complained for email).';
 
 --
+-- Name: COLUMN outgoing_messages.attempts; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.outgoing_messages.attempts IS 'Deliveries refused for now (temporary failures) so far; error holds the last one''s reason.';
+
+--
+-- Name: COLUMN outgoing_messages.next_attempt_at; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_private.outgoing_messages.next_attempt_at IS 'When a message refused for now is tried again (its deliver_message job runs then).';
+
+--
 -- Name: delivery_message_event(app_private.outgoing_messages, text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -317,9 +364,13 @@ CREATE FUNCTION app_private.delivery_message_event(om app_private.outgoing_messa
 declare
   ev_id bigint;
   enrollment uuid := case when om.meta ? 'enrollment_id' then (om.meta->>'enrollment_id')::uuid end;
-  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'bounced'
-                                     when 'failed' then 'bounced' when 'bounced' then 'bounced'
-                                     when 'opened' then 'opened' when 'clicked' then 'clicked' end;
+  -- a provider that could not deliver (Twilio's `undelivered` and `failed`, a `failed` report) is
+  -- the enrollment's `failed` after `sent`; `bounced` is an email bounce
+  enrollment_event text := case type when 'delivered' then 'delivered' when 'undelivered' then 'failed'
+                                     when 'failed' then 'failed' when 'bounced' then 'bounced'
+                                     when 'opened' then 'opened' when 'clicked' then 'clicked'
+                                     -- an out-of-office answer: shown, never a reply (353-delivery-auto-replies.sql)
+                                     when 'auto_replied' then 'auto_replied' end;
   hard boolean := om.channel = 'email' and (type = 'complained' or (type = 'bounced' and detail->>'bounce' = 'hard'));
   holder uuid;
 begin
@@ -327,10 +378,11 @@ begin
                                   'opened', 'clicked') then
     perform app_hidden.raise_error(400, 'bad_request', 'Unknown delivery event');
   end if;
+  -- either the same provider key again or the same kind of report for this message: nothing new
   insert into app_private.delivery_events (organization_id, message_id, event_key, type, detail)
   values (om.organization_id, om.id, delivery_message_event.event_key, delivery_message_event.type,
           coalesce(delivery_message_event.detail, '{}'))
-  on conflict on constraint delivery_events_event_key_key do nothing
+  on conflict do nothing
   returning id into ev_id;
   if ev_id is null then
     return jsonb_build_object('known', true, 'recorded', false, 'duplicate', true, 'message_id', om.id);
@@ -341,12 +393,15 @@ begin
      where m.organization_id = om.organization_id and m.id = om.id;
   end if;
   if enrollment_event is not null and enrollment is not null then
+    -- a soft bounce then a hard one: one `bounced` event (enrollment_events_once_per_message)
     insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
     select om.organization_id, e.id, enrollment_event, om.meta->>'step_key', om.id,
            case when enrollment_event = 'bounced'
-                then left(concat_ws(': ', detail->>'bounce', coalesce(detail->>'reason', type)), 500) end
+                then left(concat_ws(': ', detail->>'bounce', coalesce(detail->>'reason', type)), 500)
+                when enrollment_event = 'failed' then left(coalesce(detail->>'reason', detail->>'error_code', type), 500) end
       from app_public.enrollments e
-     where e.organization_id = om.organization_id and e.id = enrollment;
+     where e.organization_id = om.organization_id and e.id = enrollment
+    on conflict do nothing;
   end if;
   if hard then
     if type = 'bounced' and enrollment is not null then
@@ -370,7 +425,91 @@ ALTER FUNCTION app_private.delivery_message_event(om app_private.outgoing_messag
 -- Name: FUNCTION delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) IS 'A provider''s report about one message, once per event key: delivery_status, the enrollment''s delivered/bounced/opened/clicked event, and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+COMMENT ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) IS 'A provider''s report about one message, once per event key and once per kind (delivery_events_once_per_kind): delivery_status, the enrollment''s delivered/bounced/failed/opened/clicked event (once per message), and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+
+--
+-- Name: delivery_retry(uuid, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_retry(org_id uuid, message_id uuid, error text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  m app_private.outgoing_messages;
+  at timestamptz;
+begin
+  select * into m from app_private.outgoing_messages x where x.organization_id = org_id and x.id = message_id for update;
+  if not found or m.status <> 'queued' then
+    return null;
+  end if;
+  at := app_private.delivery_retry_at(m.attempts + 1, m.created_at);
+  update app_private.outgoing_messages x
+     set attempts = x.attempts + 1, error = left(delivery_retry.error, 1000), next_attempt_at = at,
+         status = case when at is null then 'failed' else x.status end
+   where x.organization_id = org_id and x.id = m.id;
+  if at is null then
+    perform app_private.delivery_settle(org_id, m.id, 'gave up after ' || (m.attempts + 1) || ' attempts: ' || left(delivery_retry.error, 400));
+  else
+    perform app_private.add_job('deliver_message', jsonb_build_object('organization_id', org_id, 'message_id', m.id), 'message:' || m.id, at);
+  end if;
+  return at;
+end $$;
+
+ALTER FUNCTION app_private.delivery_retry(org_id uuid, message_id uuid, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_retry(org_id uuid, message_id uuid, error text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_retry(org_id uuid, message_id uuid, error text) IS 'A queued message refused for now: attempts and last error kept, its deliver_message job queued for the next attempt of the retry schedule; past the schedule''s lifetime, failed (and settled). Answers the next attempt, or NULL.';
+
+--
+-- Name: delivery_retry_at(integer, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_retry_at(attempts integer, queued_at timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case when now() < queued_at + make_interval(secs => s.lifetime_seconds)
+              then now() + make_interval(secs => least(s.max_seconds, s.first_seconds * power(2, least(greatest(attempts, 1) - 1, 20))))
+         end
+    from app_private.delivery_retry_settings s
+$$;
+
+ALTER FUNCTION app_private.delivery_retry_at(attempts integer, queued_at timestamp with time zone) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_retry_at(attempts integer, queued_at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_retry_at(attempts integer, queued_at timestamp with time zone) IS 'When a message refused for now `attempts` times is tried again; NULL once its lifetime (from queued_at) has passed.';
+
+--
+-- Name: delivery_retry_later(uuid, uuid, text, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update app_public.step_runs r set status = 'retrying', reason = left(error, 500), updated_at = now()
+   where r.organization_id = org_id and r.enrollment_id = delivery_retry_later.enrollment_id
+     and r.step_key = delivery_retry_later.step_key and r.message_id = delivery_retry_later.message_id and r.status = 'sending';
+  if found then
+    perform app_private.delivery_retry(org_id, message_id, error);
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text) IS 'A sequence or broadcast message refused for now: its step run retrying (the enrollment stays on the step) and the message handed to the delivery queue''s retries.';
 
 --
 -- Name: delivery_set_provider_id(uuid, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -385,6 +524,117 @@ CREATE FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, 
 $$;
 
 ALTER FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, provider_id text) OWNER TO svc_owner;
+
+--
+-- Name: delivery_settle(uuid, uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  m app_private.outgoing_messages;
+  sr app_public.step_runs;
+  e app_public.enrollments;
+begin
+  select * into m from app_private.outgoing_messages x where x.organization_id = org_id and x.id = message_id;
+  if not found or m.meta->>'enrollment_id' is null then
+    return;
+  end if;
+  update app_public.step_runs r
+     set status = case when error is null then 'sent' else 'failed' end, reason = left(error, 500), updated_at = now()
+   where r.organization_id = org_id and r.enrollment_id = (m.meta->>'enrollment_id')::uuid and r.step_key = m.meta->>'step_key'
+     and r.message_id = m.id and r.status = 'retrying'
+  returning * into sr;
+  if not found then
+    return;
+  end if;
+  select * into e from app_public.enrollments x where x.organization_id = org_id and x.id = sr.enrollment_id for update;
+  insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+  values (org_id, sr.enrollment_id, case when error is null then 'sent' else 'failed' end, sr.step_key, m.id,
+          case when error is not null then 'transport_error' end);
+  if e.status = 'active' and e.current_step_key = sr.step_key then
+    perform app_private.advance_enrollment(org_id, e.id);
+  end if;
+  if e.run_id is not null then
+    update app_public.broadcast_runs r
+       set sent = r.sent + (error is null)::int, failed = r.failed + (error is not null)::int, progress_at = now()
+     where r.organization_id = org_id and r.id = e.run_id;
+    -- the run's job ends it once nothing of it is left retrying (app_private.broadcast_finish)
+    perform app_private.add_job('broadcast_run', jsonb_build_object('organization_id', org_id, 'run_id', e.run_id),
+      'broadcast_run:' || e.run_id, now());
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION delivery_settle(org_id uuid, message_id uuid, error text); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) IS 'A message the delivery queue retried is done (sent, or failed with error): its retrying step run recorded, the enrollment moved on, its broadcast run counted and its job queued to end the run.';
+
+--
+-- Name: email_auto_reply_subject(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.email_auto_reply_subject(subject text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(lower(subject) ~ (
+    '^\s*(((re|aw|sv|vs|antw|odp|rif|r|fw|fwd|wg|tr|rv|enc)\s*:|\[)\s*)*('
+    || 'auto(matic|mated)?[ _-]?(reply|replied|response|responder|answer)'   -- Automatic reply, Auto-Reply, Autoreply
+    || '|out of (the )?office|ooo\y'                                        -- Out of Office
+    || '|abwesenheit|automatische antwort'                                  -- German
+    || '|r.?ponse automatique|absence du bureau|absent du bureau'           -- French
+    || '|respuesta autom.?tica|fuera de (la )?oficina'                      -- Spanish
+    || '|risposta automatica|fuori ufficio'                                 -- Italian
+    || '|automatisch antwoord|afwezig'                                      -- Dutch
+    || '|resposta autom.?tica|ausente do escrit'                            -- Portuguese
+    || '|automatiskt? svar|autosvar|fr.?nvaro'                              -- Swedish, Danish, Norwegian
+    || '|automaattinen vastaus'                                             -- Finnish
+    || '|automatyczna odpowied'                                             -- Polish
+    || '|automatick.? odpov'                                                -- Czech, Slovak
+    || '|automatikus v.?lasz'                                               -- Hungarian
+    || '|otomatik yan.?t'                                                   -- Turkish
+    || '|[аА]втоматический ответ|[аА]втоответ'                              -- Russian
+    || '|自動応答|自動返信|自动回复|自動回覆|自動回復'                         -- Japanese, Chinese
+    || ')'), false)
+$$;
+
+ALTER FUNCTION app_private.email_auto_reply_subject(subject text) OWNER TO postgres;
+
+--
+-- Name: FUNCTION email_auto_reply_subject(subject text); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.email_auto_reply_subject(subject text) IS 'Whether an email''s subject is one mail clients give an automatic answer (Automatic reply, Auto-Reply, Out of Office, Abwesenheitsnotiz, Réponse automatique, Respuesta automática, …): an auto-reply, never a reply.';
+
+--
+-- Name: email_from_name(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.email_from_name(org uuid, message_id uuid) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce((select nullif(btrim(p.name), '') || ', ' || o.name
+                     from app_public.conversation_messages m
+                     join app_public.people p on p.organization_id = m.organization_id and p.id = m.author_person_id
+                    where m.organization_id = org and m.id = email_from_name.message_id and m.author = 'person'),
+                  o.name)
+    from app_public.organizations o where o.id = org
+$$;
+
+ALTER FUNCTION app_private.email_from_name(org uuid, message_id uuid) OWNER TO postgres;
+
+--
+-- Name: FUNCTION email_from_name(org uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.email_from_name(org uuid, message_id uuid) IS 'The display name of an email''s From: "<person>, <organization>" for a person''s reply in a conversation, else the organization''s name.';
 
 --
 -- Name: send_refusal(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -475,6 +725,29 @@ ALTER TABLE app_private.delivery_events ALTER COLUMN id ADD GENERATED ALWAYS AS 
 );
 
 --
+-- Name: delivery_retry_settings; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.delivery_retry_settings (
+    only_row boolean DEFAULT true NOT NULL,
+    first_seconds integer DEFAULT 60 NOT NULL,
+    max_seconds integer DEFAULT 3600 NOT NULL,
+    lifetime_seconds integer DEFAULT 432000 NOT NULL,
+    CONSTRAINT delivery_retry_settings_first_seconds_check CHECK ((first_seconds > 0)),
+    CONSTRAINT delivery_retry_settings_lifetime_seconds_check CHECK ((lifetime_seconds > 0)),
+    CONSTRAINT delivery_retry_settings_max_seconds_check CHECK ((max_seconds > 0)),
+    CONSTRAINT delivery_retry_settings_only_row_check CHECK (only_row)
+);
+
+ALTER TABLE app_private.delivery_retry_settings OWNER TO svc_owner;
+
+--
+-- Name: TABLE delivery_retry_settings; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.delivery_retry_settings IS 'The retry schedule of temporary delivery failures (one row): first wait, doubling up to max_seconds, for lifetime_seconds after the message was queued (default 1 minute, 1 hour, 5 days).';
+
+--
 -- Name: outbox; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -514,6 +787,13 @@ ALTER TABLE ONLY app_private.delivery_events
     ADD CONSTRAINT delivery_events_pkey PRIMARY KEY (id);
 
 --
+-- Name: delivery_retry_settings delivery_retry_settings_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.delivery_retry_settings
+    ADD CONSTRAINT delivery_retry_settings_pkey PRIMARY KEY (only_row);
+
+--
 -- Name: outbox outbox_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -532,6 +812,12 @@ ALTER TABLE ONLY app_private.outgoing_messages
 --
 
 CREATE INDEX delivery_events_by_message ON app_private.delivery_events USING btree (organization_id, message_id, id);
+
+--
+-- Name: delivery_events_once_per_kind; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX delivery_events_once_per_kind ON app_private.delivery_events USING btree (organization_id, message_id, type, COALESCE((detail ->> 'bounce'::text), ''::text));
 
 --
 -- Name: outbox_org_created; Type: INDEX; Schema: app_private; Owner: svc_owner
@@ -660,16 +946,46 @@ GRANT ALL ON FUNCTION app_hidden.queue_message(channel text, recipient text, sub
 GRANT ALL ON FUNCTION app_hidden.queue_message(channel text, recipient text, subject text, body text, sender text, meta jsonb) TO svc_worker;
 
 --
+-- Name: FUNCTION delivery_enrollment_ended(org_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_enrollment_ended(org_id uuid, message_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.delivery_message_event(om app_private.outgoing_messages, event_key text, type text, detail jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION delivery_retry(org_id uuid, message_id uuid, error text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_retry(org_id uuid, message_id uuid, error text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION delivery_retry_at(attempts integer, queued_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_retry_at(attempts integer, queued_at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_retry_later(org_id uuid, enrollment_id uuid, step_key text, message_id uuid, error text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION delivery_set_provider_id(org uuid, message_id uuid, provider_id text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.delivery_set_provider_id(org uuid, message_id uuid, provider_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION delivery_settle(org_id uuid, message_id uuid, error text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION send_refusal(organization_id uuid, channel text, address text); Type: ACL; Schema: app_private; Owner: svc_owner

@@ -586,6 +586,12 @@ CREATE INDEX form_submissions_by_form ON app_public.form_submissions USING btree
 CREATE INDEX forms_by_location ON app_public.forms USING btree (organization_id, location_id, name);
 
 --
+-- Name: forms_id_key; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX forms_id_key ON app_public.forms USING btree (id);
+
+--
 -- Name: forms _500_secret; Type: TRIGGER; Schema: app_public; Owner: svc_owner
 --
 

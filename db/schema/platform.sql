@@ -1095,6 +1095,67 @@ ALTER FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text,
 COMMENT ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone) IS 'graphile_worker.add_job for our own security-definer functions; owned by svc_owner, never granted to request roles.';
 
 --
+-- Name: analysts_lock_down_database(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.analysts_lock_down_database() RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+begin
+  -- the database's owner or a superuser may change its privileges; anyone else leaves them
+  if not (select rolsuper from pg_roles where rolname = current_user)
+     and not pg_has_role(current_user, (select datdba from pg_database where datname = current_database()), 'member') then
+    return false;
+  end if;
+  execute format('revoke temporary on database %I from public', current_database());
+  execute format('grant temporary on database %I to svc_owner, svc_login, svc_request, svc_worker', current_database());
+  return true;
+end $$;
+
+ALTER FUNCTION app_private.analysts_lock_down_database() OWNER TO postgres;
+
+--
+-- Name: FUNCTION analysts_lock_down_database(); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.analysts_lock_down_database() IS 'Takes TEMP on the current database from PUBLIC (analysts make no temporary table), gives it to the service''s roles; false when the caller may not.';
+
+--
+-- Name: claim_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  ident text := app_private.inbound_identifier(kind, value);
+  holder uuid;
+begin
+  if ident is null then return; end if;
+  insert into app_private.inbound_claims as c (identifier, kind, organization_id) values (ident, kind, org)
+  on conflict (identifier) do update set organization_id = c.organization_id
+  returning c.organization_id into holder;
+  if holder <> org then
+    if kind = 'email_domain' then
+      perform app_hidden.raise_error(409, 'domain_in_use',
+        format('The sending domain %s is in use by another organization', ident), jsonb_build_object('identifier', ident));
+    else
+      perform app_hidden.raise_error(409, 'number_in_use',
+        format('The number %s is in use by another organization', ident), jsonb_build_object('identifier', ident));
+    end if;
+  end if;
+end $$;
+
+ALTER FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) OWNER TO postgres;
+
+--
+-- Name: FUNCTION claim_inbound_identifier(org uuid, kind text, value text); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) IS 'Claims a sending domain or phone number for an organization; 409 domain_in_use / number_in_use when another organization holds it.';
+
+--
 -- Name: idempotency_lock_key(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -1112,6 +1173,159 @@ ALTER FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id
 --
 
 COMMENT ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) IS 'Advisory-lock key held by the connection running the first call of (credential, operation, idempotency key).';
+
+--
+-- Name: inbound_identifier(text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.inbound_identifier(kind text, value text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case when nullif(btrim(value), '') is null then null
+              when kind = 'email_domain' then lower(btrim(value)) else btrim(value) end
+$$;
+
+ALTER FUNCTION app_private.inbound_identifier(kind text, value text) OWNER TO postgres;
+
+--
+-- Name: inbound_identifier_held(uuid, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.inbound_identifier_held(org uuid, ident text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select 1 from app_public.organizations o
+                  where o.id = org and (app_private.inbound_identifier('email_domain', o.sending_email_domain) = ident
+                                        or o.default_sms_number = ident))
+      or exists (select 1 from app_public.locations l where l.organization_id = org and l.sms_number = ident)
+$$;
+
+ALTER FUNCTION app_private.inbound_identifier_held(org uuid, ident text) OWNER TO postgres;
+
+--
+-- Name: locations_claim_number(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.locations_claim_number() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op = 'INSERT' or new.sms_number is distinct from old.sms_number or new.organization_id <> old.organization_id then
+    perform app_private.claim_inbound_identifier(new.organization_id, 'phone_number', new.sms_number);
+  end if;
+  return new;
+end $$;
+
+ALTER FUNCTION app_private.locations_claim_number() OWNER TO postgres;
+
+--
+-- Name: locations_release_number(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.locations_release_number() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op = 'DELETE' or new.sms_number is distinct from old.sms_number or new.organization_id <> old.organization_id then
+    perform app_private.release_inbound_identifier(old.organization_id, 'phone_number', old.sms_number);
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.locations_release_number() OWNER TO postgres;
+
+--
+-- Name: move_inbound_identifier(text, text, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid DEFAULT NULL::uuid) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  ident text := app_private.inbound_identifier(kind, value);
+  old_org uuid;
+begin
+  if ident is null or kind not in ('email_domain', 'phone_number') then
+    perform app_hidden.raise_error(422, 'invalid_identifier', 'Name a sending domain or a phone number');
+  end if;
+  if kind = 'email_domain' and to_location is not null then
+    perform app_hidden.raise_error(422, 'invalid_identifier', 'A sending domain belongs to an organization, not a location');
+  end if;
+  perform 1 from app_public.organizations o where o.id = to_org for update;
+  if not found then perform app_hidden.raise_error(404, 'not_found', 'No such organization'); end if;
+  if to_location is not null then
+    perform 1 from app_public.locations l where l.organization_id = to_org and l.id = to_location;
+    if not found then perform app_hidden.raise_error(404, 'not_found', 'No such location in that organization'); end if;
+  end if;
+  select c.organization_id into old_org from app_private.inbound_claims c where c.identifier = ident for update;
+  if old_org is not null and old_org <> to_org then
+    update app_public.organizations o set sending_email_domain = null
+     where o.id = old_org and app_private.inbound_identifier('email_domain', o.sending_email_domain) = ident;
+    update app_public.organizations o set default_sms_number = null where o.id = old_org and o.default_sms_number = ident;
+    update app_public.locations l set sms_number = null where l.organization_id = old_org and l.sms_number = ident;
+  end if;
+  if kind = 'email_domain' then
+    update app_public.organizations o set sending_email_domain = ident where o.id = to_org;
+  elsif to_location is null then
+    update app_public.organizations o set default_sms_number = ident where o.id = to_org;
+  else
+    update app_public.locations l set sms_number = ident where l.organization_id = to_org and l.id = to_location;
+  end if;
+  return jsonb_build_object('identifier', ident, 'kind', kind, 'from_organization_id', old_org,
+                            'to_organization_id', to_org, 'to_location_id', to_location);
+end $$;
+
+ALTER FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) OWNER TO postgres;
+
+--
+-- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) IS 'Operators only (svc admin org move): moves a sending domain or number to another organization (or one of its locations) in one transaction.';
+
+--
+-- Name: organizations_claim_identifiers(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.organizations_claim_identifiers() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if tg_op = 'INSERT' or new.sending_email_domain is distinct from old.sending_email_domain then
+    perform app_private.claim_inbound_identifier(new.id, 'email_domain', new.sending_email_domain);
+  end if;
+  if tg_op = 'INSERT' or new.default_sms_number is distinct from old.default_sms_number then
+    perform app_private.claim_inbound_identifier(new.id, 'phone_number', new.default_sms_number);
+  end if;
+  return new;
+end $$;
+
+ALTER FUNCTION app_private.organizations_claim_identifiers() OWNER TO postgres;
+
+--
+-- Name: organizations_release_identifiers(); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.organizations_release_identifiers() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if new.sending_email_domain is distinct from old.sending_email_domain then
+    perform app_private.release_inbound_identifier(old.id, 'email_domain', old.sending_email_domain);
+  end if;
+  if new.default_sms_number is distinct from old.default_sms_number then
+    perform app_private.release_inbound_identifier(old.id, 'phone_number', old.default_sms_number);
+  end if;
+  return null;
+end $$;
+
+ALTER FUNCTION app_private.organizations_release_identifiers() OWNER TO postgres;
 
 --
 -- Name: api_keys; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -1176,6 +1390,25 @@ $$;
 ALTER FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) OWNER TO svc_owner;
 
 --
+-- Name: release_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  ident text := app_private.inbound_identifier(kind, value);
+begin
+  if ident is null then return; end if;
+  delete from app_private.inbound_claims c
+   where c.identifier = ident and c.organization_id = org
+     and not app_private.inbound_identifier_held(org, ident);
+end $$;
+
+ALTER FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) OWNER TO postgres;
+
+--
 -- Name: tg_people__end_dashboard_sessions(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -1229,6 +1462,134 @@ begin
 end $$;
 
 ALTER FUNCTION app_private.tg_person_locations__revoke_keys() OWNER TO svc_owner;
+
+--
+-- Name: worker_process_announce(text, text[], text, integer); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform pg_advisory_lock(app_private.worker_process_key(worker_process_announce.id));
+  insert into app_private.worker_processes as p (id, pool_ids, host, pid)
+  values (worker_process_announce.id, worker_process_announce.pool_ids, worker_process_announce.host, worker_process_announce.pid)
+  on conflict on constraint worker_processes_pkey do update
+     set pool_ids = (select array_agg(distinct x) from unnest(p.pool_ids || excluded.pool_ids) x),
+         locked_at = now(), seen_at = now();
+end $$;
+
+ALTER FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) OWNER TO postgres;
+
+--
+-- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) IS 'A worker process takes its advisory lock and writes (or renews) its row, with its graphile-worker pool ids; on its own connection, at start and after each reconnect.';
+
+--
+-- Name: worker_process_gone(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_process_gone(id text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  delete from app_private.worker_processes p where p.id = worker_process_gone.id;
+  perform pg_advisory_unlock(app_private.worker_process_key(worker_process_gone.id));
+end $$;
+
+ALTER FUNCTION app_private.worker_process_gone(id text) OWNER TO postgres;
+
+--
+-- Name: worker_process_key(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_process_key(id text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$ select hashtextextended('svc.worker_process:' || id, 0) $$;
+
+ALTER FUNCTION app_private.worker_process_key(id text) OWNER TO postgres;
+
+--
+-- Name: worker_process_seen(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_process_seen(id text) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  with seen as (update app_private.worker_processes p set seen_at = now() where p.id = worker_process_seen.id returning 1)
+  select exists (select 1 from seen)
+$$;
+
+ALTER FUNCTION app_private.worker_process_seen(id text) OWNER TO postgres;
+
+--
+-- Name: worker_processes_sweep(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+--
+
+CREATE FUNCTION app_private.worker_processes_sweep(self text) RETURNS text[]
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  p app_private.worker_processes;
+  db_up_since timestamptz := pg_postmaster_start_time();
+  dead text[] := '{}';
+  pools text[] := '{}';
+  g record;
+begin
+  for p in select * from app_private.worker_processes x where x.id is distinct from self order by x.id for update skip locked loop
+    -- the lock is taken for this transaction only when free: held by a live process, it is not
+    if (p.locked_at > db_up_since and pg_try_advisory_xact_lock(app_private.worker_process_key(p.id)))
+       or (p.seen_at < now() - interval '30 seconds' and db_up_since < now() - interval '30 seconds') then
+      dead := dead || p.id;
+      pools := pools || p.pool_ids;
+    end if;
+  end loop;
+  if cardinality(dead) = 0 then
+    return dead;
+  end if;
+  -- The sequence messages a dead process held with the transport: unknown (never handed over
+  -- again), their enrollments moved on, as the step's claim does for a run sending past its
+  -- bound. A broadcast run settles its own (app_private.broadcast_claim_batch, when its job runs
+  -- again).
+  for g in
+    with gone as (
+      update app_public.step_runs sr set status = 'unknown', reason = 'interrupted', updated_at = now()
+        from app_public.enrollments e
+       where sr.claimed_by = any(dead) and sr.status = 'sending'
+         and e.organization_id = sr.organization_id and e.id = sr.enrollment_id and e.run_id is null
+         and e.current_step_key = sr.step_key
+      returning sr.organization_id, sr.enrollment_id, sr.step_key, sr.message_id
+    ), messages as (
+      update app_private.outgoing_messages m set status = 'unknown', error = 'the process died while the transport held it'
+        from gone
+       where m.organization_id = gone.organization_id and m.id = gone.message_id and m.status = 'queued'
+    ), logged as (
+      insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
+      select gone.organization_id, gone.enrollment_id, 'unknown', gone.step_key, gone.message_id, 'interrupted' from gone
+    )
+    select gone.organization_id, array_agg(gone.enrollment_id) as ids from gone group by gone.organization_id
+  loop
+    perform app_private.advance_enrollments(g.organization_id, g.ids);
+  end loop;
+  -- their jobs run again now, rather than when graphile-worker's four-hour lock expires
+  perform graphile_worker.force_unlock_workers(pools);
+  delete from app_private.worker_processes x where x.id = any(dead);
+  return dead;
+end $$;
+
+ALTER FUNCTION app_private.worker_processes_sweep(self text) OWNER TO postgres;
+
+--
+-- Name: FUNCTION worker_processes_sweep(self text); Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_private.worker_processes_sweep(self text) IS 'Finds the worker processes that died (lock free since taken, or unseen for 30 s) and frees their work: sequence messages they held with the transport made unknown and their enrollments moved on, their graphile-worker jobs unlocked, their rows deleted. Answers their ids.';
 
 --
 -- Name: analysts; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -1306,6 +1667,26 @@ COMMENT ON TABLE app_private.idempotency_keys IS 'Replay store for operations th
 COMMENT ON COLUMN app_private.idempotency_keys.fingerprint IS 'Hash of the request details and the caller''s access; another fingerprint under the same key is a 409.';
 
 --
+-- Name: inbound_claims; Type: TABLE; Schema: app_private; Owner: postgres
+--
+
+CREATE TABLE app_private.inbound_claims (
+    identifier text NOT NULL,
+    kind text NOT NULL,
+    organization_id uuid NOT NULL,
+    claimed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT inbound_claims_kind_check CHECK ((kind = ANY (ARRAY['email_domain'::text, 'phone_number'::text])))
+);
+
+ALTER TABLE app_private.inbound_claims OWNER TO postgres;
+
+--
+-- Name: TABLE inbound_claims; Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON TABLE app_private.inbound_claims IS 'Every sending domain (lower case) and phone number (E.164) in use, with the one organization that holds it; kept by app_private.claim_inbound_identifiers.';
+
+--
 -- Name: rate_limit_windows; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -1325,6 +1706,28 @@ ALTER TABLE app_private.rate_limit_windows OWNER TO svc_owner;
 COMMENT ON TABLE app_private.rate_limit_windows IS 'Requests per client address and route in one 60 s window, summed over every API process.';
 
 --
+-- Name: worker_processes; Type: TABLE; Schema: app_private; Owner: postgres
+--
+
+CREATE TABLE app_private.worker_processes (
+    id text NOT NULL,
+    pool_ids text[] DEFAULT '{}'::text[] NOT NULL,
+    host text,
+    pid integer,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    locked_at timestamp with time zone DEFAULT now() NOT NULL,
+    seen_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE app_private.worker_processes OWNER TO postgres;
+
+--
+-- Name: TABLE worker_processes; Type: COMMENT; Schema: app_private; Owner: postgres
+--
+
+COMMENT ON TABLE app_private.worker_processes IS 'Worker processes alive (or not yet known dead): each holds an advisory lock on its id and renews seen_at; app_private.worker_processes_sweep frees the work of a dead one.';
+
+--
 -- Name: organizations; Type: TABLE; Schema: app_public; Owner: svc_owner
 --
 
@@ -1337,7 +1740,9 @@ CREATE TABLE app_public.organizations (
     default_sms_number text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     sms_help_text text,
+    receptionist jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT organizations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT organizations_receptionist_check CHECK (((jsonb_typeof(receptionist) = 'object'::text) AND (octet_length((receptionist)::text) <= 65536))),
     CONSTRAINT organizations_sms_help_text_check CHECK (((sms_help_text IS NULL) OR ((length(sms_help_text) >= 1) AND (length(sms_help_text) <= 300)))),
     CONSTRAINT organizations_tag_limit_check CHECK ((tag_limit >= 0))
 );
@@ -1367,6 +1772,12 @@ COMMENT ON COLUMN app_public.organizations.tag_limit IS 'Most distinct tags the 
 --
 
 COMMENT ON COLUMN app_public.organizations.sms_help_text IS 'The answer to an SMS HELP/INFO (1 to 300 characters); null: the default, with the business''s name, the number and STOP.';
+
+--
+-- Name: COLUMN organizations.receptionist; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.organizations.receptionist IS 'The receptionist''s settings: {instructions, handover_message, faq: [{question, keywords, answer}]} (all optional).';
 
 --
 -- Name: person_locations; Type: TABLE; Schema: app_public; Owner: svc_owner
@@ -1441,11 +1852,25 @@ ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (credential_id, operation_id, key);
 
 --
+-- Name: inbound_claims inbound_claims_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.inbound_claims
+    ADD CONSTRAINT inbound_claims_pkey PRIMARY KEY (identifier);
+
+--
 -- Name: rate_limit_windows rate_limit_windows_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.rate_limit_windows
     ADD CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (window_start, client, route);
+
+--
+-- Name: worker_processes worker_processes_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.worker_processes
+    ADD CONSTRAINT worker_processes_pkey PRIMARY KEY (id);
 
 --
 -- Name: locations locations_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -1502,10 +1927,40 @@ CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organ
 CREATE INDEX idempotency_keys_created ON app_private.idempotency_keys USING btree (created_at);
 
 --
+-- Name: inbound_claims_by_organization; Type: INDEX; Schema: app_private; Owner: postgres
+--
+
+CREATE INDEX inbound_claims_by_organization ON app_private.inbound_claims USING btree (organization_id);
+
+--
 -- Name: INDEX appointments_location_blocks; Type: COMMENT; Schema: app_public; Owner: svc_owner
 --
 
 COMMENT ON INDEX app_public.appointments_location_blocks IS 'Booked one-off blocks of a whole location (no team member, no calendar): what closes a location''s time for everyone.';
+
+--
+-- Name: organizations _300_claim_identifiers; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _300_claim_identifiers BEFORE INSERT OR UPDATE OF sending_email_domain, default_sms_number ON app_public.organizations FOR EACH ROW EXECUTE FUNCTION app_private.organizations_claim_identifiers();
+
+--
+-- Name: locations _300_claim_number; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _300_claim_number BEFORE INSERT OR UPDATE OF sms_number, organization_id ON app_public.locations FOR EACH ROW EXECUTE FUNCTION app_private.locations_claim_number();
+
+--
+-- Name: organizations _300_release_identifiers; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _300_release_identifiers AFTER UPDATE OF sending_email_domain, default_sms_number ON app_public.organizations FOR EACH ROW EXECUTE FUNCTION app_private.organizations_release_identifiers();
+
+--
+-- Name: locations _300_release_number; Type: TRIGGER; Schema: app_public; Owner: svc_owner
+--
+
+CREATE TRIGGER _300_release_number AFTER DELETE OR UPDATE OF sms_number, organization_id ON app_public.locations FOR EACH ROW EXECUTE FUNCTION app_private.locations_release_number();
 
 --
 -- Name: people _500_revoke_keys; Type: TRIGGER; Schema: app_public; Owner: svc_owner
@@ -1608,6 +2063,13 @@ ALTER TABLE ONLY app_private.api_keys
 
 ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
+
+--
+-- Name: inbound_claims inbound_claims_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+--
+
+ALTER TABLE ONLY app_private.inbound_claims
+    ADD CONSTRAINT inbound_claims_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED;
 
 --
 -- Name: locations locations_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_public; Owner: svc_owner
@@ -2053,10 +2515,22 @@ GRANT ALL ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers tex
 REVOKE ALL ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone) FROM PUBLIC;
 
 --
+-- Name: FUNCTION analysts_lock_down_database(); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.analysts_lock_down_database() FROM PUBLIC;
+
+--
 -- Name: FUNCTION idempotency_lock_key(credential_id uuid, operation_id text, key text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION person_may_hold_key(p app_public.people, k app_private.api_keys); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -2081,6 +2555,30 @@ REVOKE ALL ON FUNCTION app_private.tg_people__revoke_keys() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.tg_person_locations__revoke_keys() FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_process_gone(id text); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_process_gone(id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_process_seen(id text); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_process_seen(id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_processes_sweep(self text); Type: ACL; Schema: app_private; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_processes_sweep(self text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION lo_creat(integer); Type: ACL; Schema: pg_catalog; Owner: postgres
@@ -2131,6 +2629,216 @@ REVOKE ALL ON FUNCTION pg_catalog.lo_unlink(oid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_catalog.lowrite(integer, bytea) FROM PUBLIC;
 
 --
+-- Name: FUNCTION pg_advisory_lock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_lock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_lock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_lock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_lock_shared(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock_all(); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_all() TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_unlock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_unlock_shared(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_xact_lock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_xact_lock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_xact_lock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_advisory_xact_lock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_lock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_lock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_lock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_lock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_lock_shared(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_xact_lock(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_xact_lock(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_xact_lock_shared(bigint); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(bigint) TO svc_worker;
+
+--
+-- Name: FUNCTION pg_try_advisory_xact_lock_shared(integer, integer); Type: ACL; Schema: pg_catalog; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) TO svc_owner;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) TO svc_login;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) TO svc_request;
+GRANT ALL ON FUNCTION pg_catalog.pg_try_advisory_xact_lock_shared(integer, integer) TO svc_worker;
+
+--
 -- Name: TABLE organizations; Type: ACL; Schema: app_public; Owner: svc_owner
 --
 
@@ -2161,7 +2869,7 @@ GRANT SELECT ON TABLE app_public.role_agent_access TO svc_analyst;
 ALTER DEFAULT PRIVILEGES FOR ROLE svc_owner REVOKE ALL ON FUNCTIONS  FROM PUBLIC;
 
 --
--- Our grants on graphile_worker and our policies on its tables (000012): svc_owner adds jobs
+-- Our grants on graphile_worker and our policies on its tables: svc_owner adds jobs
 -- through graphile_worker.add_job and add_jobs; PUBLIC executes none of its functions.
 --
 

@@ -447,7 +447,7 @@ CREATE TABLE app_public.enrollment_events (
     step_key text,
     message_id uuid,
     reason text,
-    CONSTRAINT enrollment_events_type_check CHECK ((type = ANY (ARRAY['enrolled'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'opened'::text, 'clicked'::text, 'replied'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'paused'::text, 'resumed'::text, 'completed'::text, 'cancelled'::text])))
+    CONSTRAINT enrollment_events_type_check CHECK ((type = ANY (ARRAY['enrolled'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'opened'::text, 'clicked'::text, 'replied'::text, 'auto_replied'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'paused'::text, 'resumed'::text, 'completed'::text, 'cancelled'::text])))
 );
 
 ALTER TABLE app_public.enrollment_events OWNER TO svc_owner;
@@ -2185,8 +2185,7 @@ begin
     end if;
     headers := jsonb_build_object('Message-ID', '<' || message_id || '@' || domain || '>') || headers;
   else
-    sender := coalesce((select l.sms_number from app_public.locations l
-                         where l.organization_id = org.id and l.id = s.location_id), org.default_sms_number);
+    sender := app_private.contact_sms_sender(org.id, contact_id, s.location_id);
   end if;
   vars := coalesce(app_hidden.sequence_message_variables(org.id, contact_id, s.location_id, unsubscribe_url), '{}');
   if contact_id is null then
@@ -2399,6 +2398,8 @@ begin
       select e.id as enrollment_id, c.id as contact_id, gen_random_uuid() as message_id,
              case when channel = 'email' then c.email::text else c.phone end as address,
              c.email::text as email, c.phone,
+             -- the number people text this contact from (contact_sms_sender), so replies share one thread
+             case when channel = 'sms' then app_private.contact_sms_sender(org_id, c.id, s.location_id) end as sms_from,
              nullif(btrim(regexp_replace(coalesce(c.name, ''), '\s+', ' ', 'g')), '') as full_name,
              case when channel = 'email'
                   then rtrim(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()), 'base64'), '+/', '-_'), '=')
@@ -2437,13 +2438,13 @@ begin
         from rendered where rendered.token is not null
     ), stored_messages as (
       insert into app_private.outgoing_messages (organization_id, id, channel, sender, recipient, subject, body, meta, status, sent_at)
-      select org_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+      select org_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else coalesce(rendered.sms_from, sms_sender) end,
              rendered.address, rendered.subject, rendered.body, rendered.meta,
              case when to_sink then 'sent' else 'queued' end, case when to_sink then now() end
         from rendered
     ), sink as (
       insert into app_private.outbox (organization_id, id, channel, sender, recipient, subject, body, meta)
-      select org_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+      select org_id, rendered.message_id, channel, case when channel = 'email' then 'no-reply@' || domain else coalesce(rendered.sms_from, sms_sender) end,
              rendered.address, rendered.subject, rendered.body, rendered.meta
         from rendered where to_sink
     ), runs as (
@@ -2460,7 +2461,7 @@ begin
     )
     select coalesce(jsonb_agg(jsonb_build_object('enrollment_id', rendered.enrollment_id, 'step_key', g.key, 'message',
              jsonb_build_object('organization_id', org_id, 'id', rendered.message_id, 'channel', channel,
-               'sender', case when channel = 'email' then 'no-reply@' || domain else sms_sender end,
+               'sender', case when channel = 'email' then 'no-reply@' || domain else coalesce(rendered.sms_from, sms_sender) end,
                'recipient', rendered.address, 'subject', rendered.subject, 'body', rendered.body, 'meta', rendered.meta))
              order by rendered.enrollment_id) filter (where not to_sink), '[]')
       into batch_messages from rendered;
@@ -3019,6 +3020,8 @@ begin
     select (x->>'enrollment_id')::uuid as enrollment_id, x->>'step_key' as step_key, (x->>'message_id')::uuid as message_id,
            x->>'error' as error, nullif(x->>'provider_id', '') as provider_id
       from jsonb_array_elements(results) x
+     -- a temporary refusal (not marked permanent) is retried, not recorded: app_private.delivery_retry_later
+     where x->>'error' is null or coalesce((x->>'permanent')::boolean, false)
   ), recorded as (
     update app_public.step_runs sr
        set status = case when answer.error is null then 'sent' else 'failed' end, reason = left(answer.error, 500), updated_at = now()
@@ -3046,6 +3049,11 @@ begin
     join app_public.enrollments e on e.organization_id = org_id and e.id = recorded.enrollment_id
    where e.organization_id = org_id and e.id = any(eids);
   perform app_private.advance_enrollments(org_id, moved);
+  -- the temporary refusals: the step run waits (retrying) and the message goes to the delivery
+  -- queue, which retries it on the retry schedule and settles the step when it ends
+  perform app_private.delivery_retry_later(org_id, (x->>'enrollment_id')::uuid, x->>'step_key', (x->>'message_id')::uuid, x->>'error')
+     from jsonb_array_elements(results) x
+    where x->>'error' is not null and not coalesce((x->>'permanent')::boolean, false);
 end $$;
 
 ALTER FUNCTION app_private.record_enrollment_messages(org_id uuid, results jsonb, OUT sent_count integer, OUT failed_count integer) OWNER TO svc_owner;
@@ -3124,6 +3132,11 @@ begin
   select * into run from app_public.step_runs r
    where r.organization_id = e.organization_id and r.enrollment_id = e.id and r.step_key = e.current_step_key;
   if found then
+    -- Its message is being retried by the delivery queue, which moves the enrollment on once the
+    -- message is sent or refused for good (app_private.delivery_settle)
+    if run.status = 'retrying' then
+      return jsonb_build_object('action', 'none');
+    end if;
     -- Claimed under five minutes ago: its job may still be waiting for the transport (a resume
     -- scheduled a second job for the enrollment meanwhile). The transports give up well within
     -- that (SMTP 20 s idle, HTTP 15 s), so look again once it has passed.
@@ -3590,7 +3603,11 @@ declare
   replied bigint;
 begin
   with runs as (
-    select r.step_key, r.status, count(*) as n
+    select r.step_key, r.status, count(*) as n,
+           -- handed over, then reported failed by the provider: sent, and failed too
+           count(*) filter (where r.status <> 'failed' and r.message_id is not null and exists (
+             select 1 from app_public.enrollment_events v
+              where v.organization_id = org and v.message_id = r.message_id and v.type = 'failed')) as reported_failed
       from app_public.step_runs r
       join app_public.enrollments e on e.organization_id = r.organization_id and e.id = r.enrollment_id
      where r.organization_id = org and e.organization_id = org and e.sequence_id = s.id
@@ -3612,7 +3629,8 @@ begin
            'clicked', coalesce((select n from events v where v.step_key = st.step ->> 'step_key' and v.type = 'clicked'), 0),
            'replied', coalesce((select n from events v where v.step_key = st.step ->> 'step_key' and v.type = 'replied'), 0),
            'skipped', coalesce((select sum(n) from runs where runs.step_key = st.step ->> 'step_key' and runs.status = 'skipped'), 0),
-           'failed', coalesce((select sum(n) from runs where runs.step_key = st.step ->> 'step_key' and runs.status = 'failed'), 0),
+           'failed', coalesce((select sum(case when runs.status = 'failed' then n else reported_failed end) from runs
+                                where runs.step_key = st.step ->> 'step_key'), 0),
            'unknown', coalesce((select sum(n) from runs where runs.step_key = st.step ->> 'step_key' and runs.status = 'unknown'), 0))
          order by st.i), '[]')
     into steps
@@ -3655,7 +3673,7 @@ ALTER FUNCTION app_public.sequences_analytics(sequence_id uuid) OWNER TO svc_own
 -- Name: FUNCTION sequences_analytics(sequence_id uuid); Type: COMMENT; Schema: app_public; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_public.sequences_analytics(sequence_id uuid) IS 'sequences_analytics: per-step counts in step order (sent, delivered, bounced, opened, clicked, replied, skipped, failed, unknown), the rollup (enrollments by status; messages sent, delivered, bounced; enrollments that replied) over the enrollments the credential sees, and email_delivery_reporting (not_applicable without an email step; NULL: the transport decides).';
+COMMENT ON FUNCTION app_public.sequences_analytics(sequence_id uuid) IS 'sequences_analytics: per-step counts in step order (sent, delivered, bounced, opened, clicked, replied, skipped, failed: refused or reported failed, unknown), the rollup (enrollments by status; messages sent, delivered, bounced; enrollments that replied) over the enrollments the credential sees, and email_delivery_reporting (not_applicable without an email step; NULL: the transport decides).';
 
 --
 -- Name: sequences_cancel_enrollment(uuid, uuid); Type: FUNCTION; Schema: app_public; Owner: svc_owner
@@ -4680,7 +4698,8 @@ CREATE TABLE app_public.step_runs (
     reason text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT step_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'sent'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'waited'::text]))),
+    claimed_by text DEFAULT NULLIF(current_setting('svc.worker_process'::text, true), ''::text),
+    CONSTRAINT step_runs_status_check CHECK ((status = ANY (ARRAY['sending'::text, 'retrying'::text, 'sent'::text, 'skipped'::text, 'failed'::text, 'unknown'::text, 'waited'::text]))),
     CONSTRAINT step_runs_step_type_check CHECK ((step_type = ANY (ARRAY['email'::text, 'sms'::text, 'wait'::text])))
 );
 
@@ -4690,7 +4709,13 @@ ALTER TABLE app_public.step_runs OWNER TO svc_owner;
 -- Name: TABLE step_runs; Type: COMMENT; Schema: app_public; Owner: svc_owner
 --
 
-COMMENT ON TABLE app_public.step_runs IS 'Each (enrollment, step) the engine reached, at most once: sending while its message is with the transport, then sent, failed or unknown (the process died in between: never sent again), skipped (with reason: suppressed, opted_out, no_consent, missing_address) or waited.';
+COMMENT ON TABLE app_public.step_runs IS 'Each (enrollment, step) the engine reached, at most once: sending while its message is with the transport, retrying while the delivery queue retries a temporary refusal, then sent, failed or unknown (the process died in between: never sent again), skipped (with reason: suppressed, opted_out, no_consent, missing_address) or waited.';
+
+--
+-- Name: COLUMN step_runs.claimed_by; Type: COMMENT; Schema: app_public; Owner: svc_owner
+--
+
+COMMENT ON COLUMN app_public.step_runs.claimed_by IS 'The worker process (app_private.worker_processes) that claimed the step run; NULL when claimed outside a worker.';
 
 --
 -- Name: event_subscriptions event_subscriptions_organization_id_event_subscriber_kind_s_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
@@ -4782,6 +4807,12 @@ CREATE INDEX enrollment_counts_by_sequence ON app_private.enrollment_counts USIN
 CREATE INDEX enrollment_events_by_enrollment ON app_public.enrollment_events USING btree (organization_id, enrollment_id, id);
 
 --
+-- Name: enrollment_events_once_per_message; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE UNIQUE INDEX enrollment_events_once_per_message ON app_public.enrollment_events USING btree (organization_id, message_id, type) WHERE (message_id IS NOT NULL);
+
+--
 -- Name: enrollments_by_contact; Type: INDEX; Schema: app_public; Owner: svc_owner
 --
 
@@ -4828,6 +4859,12 @@ CREATE UNIQUE INDEX send_schedules_one_default ON app_public.send_schedules USIN
 --
 
 CREATE INDEX sequences_org_created ON app_public.sequences USING btree (organization_id, created_at DESC, id);
+
+--
+-- Name: step_runs_sending_by_claimer; Type: INDEX; Schema: app_public; Owner: svc_owner
+--
+
+CREATE INDEX step_runs_sending_by_claimer ON app_public.step_runs USING btree (claimed_by) WHERE (status = 'sending'::text);
 
 --
 -- Name: enrollments _500_count_deleted; Type: TRIGGER; Schema: app_public; Owner: svc_owner

@@ -93,7 +93,7 @@ CREATE TABLE app_public.webhook_subscriptions (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT webhook_subscriptions_check CHECK (((status = 'disabled'::text) = (disabled_reason IS NOT NULL))),
     CONSTRAINT webhook_subscriptions_disabled_reason_check CHECK ((length(disabled_reason) <= 200)),
-    CONSTRAINT webhook_subscriptions_events_check CHECK ((((cardinality(events) >= 1) AND (cardinality(events) <= 7)) AND (array_position(events, NULL::text) IS NULL) AND (events <@ ARRAY['contact.created'::text, 'contact.updated'::text, 'enrollment.completed'::text, 'appointment.booked'::text, 'appointment.cancelled'::text, 'message.received'::text, 'form.submitted'::text]))),
+    CONSTRAINT webhook_subscriptions_events_check CHECK ((((cardinality(events) >= 1) AND (cardinality(events) <= 8)) AND (array_position(events, NULL::text) IS NULL) AND (events <@ ARRAY['contact.created'::text, 'contact.updated'::text, 'enrollment.completed'::text, 'appointment.booked'::text, 'appointment.cancelled'::text, 'message.received'::text, 'form.submitted'::text, 'conversation.handed_over'::text]))),
     CONSTRAINT webhook_subscriptions_status_check CHECK ((status = ANY (ARRAY['active'::text, 'disabled'::text]))),
     CONSTRAINT webhook_subscriptions_url_check CHECK (((length(url) <= 2000) AND (url ~ '^https?://[^/?#\s]+([/?#]\S*)?$'::text)))
 );
