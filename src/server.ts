@@ -36,6 +36,11 @@ export function requestPool(db: Database): pg.Pool {
 export async function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    // An idle keep-alive connection is closed after a minute, not Node's 5 s: a client (or a load
+    // balancer, whose idle timeout is commonly 60 s) that reuses a connection just as the server
+    // closes it sees a reset instead of an answer. Headers must be allowed a little longer.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     server.on('clientError', answerUnparsable);
   });
 }
