@@ -7,7 +7,10 @@ import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { adminVoiceSecret } from '../../src/voice/secret.ts';
 import { COMPLETIONS_PATH, HANDOVER_CALLBACK, HANDOVER_TRANSFER } from '../../src/voice/completions.ts';
+import { signVoiceBody } from '../../src/calls/webhook.ts';
 import { call, chunksOf, post, wordsOf, type Platform } from './helpers.ts';
+
+process.env.VOICE_WEBHOOK_SECRET = 'voice-webhook-test-secret';
 
 let app: TestApp;
 let tenant: Applied;
@@ -172,4 +175,33 @@ test.serial('a platform that hangs up mid-stream leaves the turn whole: asked ag
   t.is(rows[0].n, 2, 'the caller\'s words and the answer');
   const again = await post(platform, req);
   t.is(wordsOf(again), rows[0].answer.spoken);
+});
+
+test.serial('the call\'s record from the voice webhook shows the call\'s conversation and what it booked; a repeat changes nothing', async (t) => {
+  const metadata = { call_id: 'call-linked', from: '+15557770007', to: '+15550000001' };
+  t.is((await post(platform, body({ metadata }))).status, 200);
+  const { rows: [v] } = await app.db.owner.query(`select organization_id, conversation_id, contact_id, location_id from app_private.voice_calls
+    where call_id = 'call-linked'`);
+  // an appointment booked during the call: the receptionist links it through the conversation's interaction
+  const { rows: [appt] } = await app.db.owner.query(`select id from app_public.appointments where organization_id = $1 limit 1`, [v.organization_id]);
+  if (appt) {
+    await app.db.owner.query(`update app_public.interactions set appointment_id = $2 where conversation_id = $1`, [v.conversation_id, appt.id]);
+  }
+  const raw = JSON.stringify({ call_id: 'call-linked', from: metadata.from, to: metadata.to, duration_seconds: 42,
+    transcript: [{ speaker: 'caller', text: 'hours?' }] });
+  const hook = () => fetch(`${app.url}/webhooks/voice`, { method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-svc-signature': signVoiceBody('voice-webhook-test-secret', raw) }, body: raw });
+  const recorded = await (await hook()).json() as { call_id: string; contact_id: string };
+  t.is(recorded.contact_id, v.contact_id);
+  const again = await (await hook()).json() as { call_id: string; duplicate: boolean };
+  t.like(again, { call_id: recorded.call_id, duplicate: true });
+  const got = await app.request('GET', `/api/v1/calls/${recorded.call_id}`, { key: tenant.keys.org });
+  t.is(got.status, 200, JSON.stringify(got.body));
+  t.is(got.body.conversation_id, v.conversation_id);
+  t.deepEqual(got.body.appointment_ids, appt ? [appt.id] : []);
+  const conv = await app.request('GET', `/api/v1/conversations/${v.conversation_id}`, { key: tenant.keys.org });
+  t.is(conv.status, 200);
+  t.is(conv.body.channel, 'chat');
+  const list = await app.request('GET', `/api/v1/calls?contact_id=${v.contact_id}`, { key: tenant.keys.org });
+  t.is(list.body.items[0].conversation_id, v.conversation_id);
 });
