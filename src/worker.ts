@@ -5,15 +5,20 @@
 // Shutdown: runner.stop() stops taking jobs and waits for the running ones to finish; a job that
 // throws goes back to the queue with its retry. Tasks ignore graphile-worker's abort signal on
 // purpose: cutting a send short leaves its outcome unknown, and the transports' own timeouts
-// already bound how long a delivery takes. A process killed outright leaves its jobs locked
-// until graphile-worker frees locks older than 4 hours; they run then.
-import { run, runOnce, Logger, type Runner, type TaskList } from 'graphile-worker';
+// already bound how long a delivery takes. A process killed outright leaves its jobs locked, which
+// graphile-worker alone would free after 4 hours: each process announces itself
+// (workers/liveness.ts), and a live one (or the dead one restarted) frees a dead one's jobs and
+// settles the sequence messages it held within seconds.
+import { EventEmitter } from 'node:events';
+import { run, runOnce, Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import { platformCrontab, platformTasks } from '../workers/index.ts';
+import { workerLiveness } from '../workers/liveness.ts';
 import { AREAS } from './areas.ts';
 import { loadConfig } from './config.ts';
 import { tasksOf, type TaskDeps } from './registry/area.ts';
 import { sendQueriesWhole } from './db/request.ts';
+import { outlivingOutages } from './db/outage.ts';
 import { createTransports, type Transports } from './delivery/index.ts';
 import { log } from './log.ts';
 
@@ -41,23 +46,31 @@ export async function startWorker(connectionString: string, transports: Transpor
   // Our own pool, so that stop() resolves only once every worker connection is closed: the pool
   // graphile-worker makes is ended without waiting, and a connection still closing when the
   // embedded database stops would throw. Sized as graphile-worker's default (concurrency + room).
-  const pgPool = new pg.Pool({ connectionString, max: 10 });
-  pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
-  pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
+  // Its connections name the process (the step runs it claims record it: step_runs.claimed_by).
+  const liveness = workerLiveness(connectionString);
+  const pgPool = new pg.Pool({ connectionString, max: 10, options: liveness.connectionOptions });
+  outlivingOutages(pgPool, 'worker');
   pgPool.on('connect', sendQueriesWhole);
+  const events: WorkerEvents = new EventEmitter();
+  events.on('pool:create', ({ workerPool }) => liveness.addPool(workerPool.id));
   let runner: Runner;
   try {
+    await liveness.start();
     runner = await run({
-      pgPool, taskList, crontab, concurrency: 4, noHandleSignals: true, pollInterval: 1000, logger: workerLogger, preset: workerPreset,
+      pgPool, taskList, crontab, concurrency: 4, noHandleSignals: true, pollInterval: 1000, logger: workerLogger, preset: workerPreset, events,
     });
   } catch (e) {
+    await liveness.stop().catch(() => undefined);
     await pgPool.end();
     throw e;
   }
-  log.info({ tasks: Object.keys(taskList), email: transports.email.name, sms: transports.sms.name }, 'worker started');
+  // which receptionist answers SMS and chat (the model's URL and key are never logged)
+  const receptionist = process.env.AI_BASE_URL?.trim() ? `model ${process.env.AI_MODEL || 'gpt-4o-mini'}` : 'built-in';
+  log.info({ tasks: Object.keys(taskList), email: transports.email.name, sms: transports.sms.name, receptionist }, 'worker started');
   const stop = async (reason?: string) => {
     try {
       await runner.stop(reason);
+      await liveness.stop();
     } finally {
       await pgPool.end();
     }
@@ -80,8 +93,7 @@ export const everyMinuteTasks = (lines: string = crontab): string[] =>
 export async function drainJobs(connectionString: string, transports: Transports, opts: { timeoutMs?: number; baseUrl?: string } = {})
   : Promise<{ drained: true; due_later: number }> {
   const pgPool = new pg.Pool({ connectionString, max: 4 });
-  pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
-  pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
+  outlivingOutages(pgPool, 'worker');
   const count = async (sql: string) => Number((await pgPool.query(sql)).rows[0].n);
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -3,6 +3,7 @@
 // person may make the change (owners and admins only) and keep the spec's rules.
 import type pg from 'pg';
 import { POWERS } from '../auth/scopes.ts';
+import { DOMAIN } from '../admin/commands.ts';
 import { toE164 } from '../platform/phone.ts';
 import { generateVoiceSecret, hashVoiceSecret } from '../voice/secret.ts';
 import { esc } from './html.ts';
@@ -71,8 +72,6 @@ async function renderVoiceSecret(c: pg.PoolClient, view: View): Promise<string> 
 <p>Voice platforms send it to answer calls with the receptionist. ${s?.at ? `The current one was made ${esc(s.at.toISOString())}; a new one stops it at once.` : 'There is none yet.'}</p>
 <button type="submit">New voice secret</button></fieldset></form>`;
 }
-
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
 export const teamPages = [
   ...dashboardPage('/dashboard/people', 'People', renderPeople, {
