@@ -20,7 +20,8 @@ import { postgresWindowStore, RateLimiter } from '../http/rate-limit.ts';
 import { log } from '../log.ts';
 import { toApiError } from '../platform/errors.ts';
 import type { PublicPage } from '../registry/area.ts';
-import { receptionistBrain, type VoiceAnswer, type VoiceBrain } from './brain.ts';
+import type { Config } from '../config.ts';
+import { receptionistBrain, type BrainAnswer, type VoiceAnswer, type VoiceBrain } from './brain.ts';
 import { CompletionRequest, MODEL_NAME, pieces, sendOpenAiError, textOf, transferToolCall } from './protocol.ts';
 import { bearerVoiceSecret, hashVoiceSecret } from './secret.ts';
 
@@ -58,7 +59,7 @@ function spoken(answer: { kind: 'reply'; text: string } | { kind: 'handover'; re
   return { kind: 'handover', reason: answer.reason, spoken: transfer ? HANDOVER_TRANSFER : HANDOVER_CALLBACK, ...(transfer ? { transfer_to: transfer } : {}) };
 }
 
-async function handle(req: Request, res: Response, pool: pg.Pool, brain: VoiceBrain): Promise<void> {
+async function handle(req: Request, res: Response, pool: pg.Pool, config: Config, brain: VoiceBrain): Promise<void> {
   const secret = bearerVoiceSecret(req.get('authorization'));
   if (!secret) return sendOpenAiError(res, 401, 'Unauthorized');
   const secretHash = hashVoiceSecret(secret);
@@ -107,10 +108,15 @@ async function handle(req: Request, res: Response, pool: pg.Pool, brain: VoiceBr
     } else if (turn.answer) {
       answer = turn.answer;
     } else {
-      const decided = turn.held ? { kind: 'handover' as const, reason: 'a person answers this conversation' }
-        : await brain(pool, secretHash, { ...turn, message_id: turn.message_id! });
-      const [kept] = await publicStatement<{ answer: VoiceAnswer }>(pool, 'select app_hidden.voice_record($1, $2, $3, $4) as answer',
-        [secretHash, call_id, users.length, JSON.stringify(spoken(decided, transfer_number))]);
+      const decided: BrainAnswer = turn.held ? { kind: 'handover', reason: 'a person answers this conversation' }
+        : await brain(pool, secretHash, { ...turn, message_id: turn.message_id! }, config);
+      const record = decided.decided ?? decided;
+      const state = decided.decided?.kind === 'reply' ? decided.decided.state : null;
+      const inbox = `${config.baseUrl.replace(/\/+$/, '')}/dashboard/inbox`;
+      const [kept] = await publicStatement<{ answer: VoiceAnswer }>(pool,
+        'select app_hidden.voice_record($1, $2, $3, $4, $5, $6, $7) as answer',
+        [secretHash, call_id, users.length, JSON.stringify(spoken(decided, transfer_number)), JSON.stringify(record),
+          state ? JSON.stringify(state) : null, inbox]);
       answer = kept!.answer;
     }
   }
@@ -151,9 +157,9 @@ export function completionsPage(brain: VoiceBrain = receptionistBrain): PublicPa
     path: COMPLETIONS_PATH,
     // a platform calls from a handful of addresses for every call: limited per organization here
     provider: true,
-    async handle(req, res, { pool }) {
+    async handle(req, res, { pool, config }) {
       try {
-        await handle(req, res, pool, brain);
+        await handle(req, res, pool, config, brain);
       } catch (e) {
         const err = toApiError(e);
         if (err.statusCode >= 500) log.error({ err: e }, 'voice turn failed');

@@ -60,7 +60,8 @@ test.serial('a call: hours non-streamed, then a hand-over streamed; one conversa
   const { rows: thread } = await app.db.owner.query(
     `select m.author, m.body from app_public.conversation_messages m join app_private.voice_calls v on v.conversation_id = m.conversation_id
       where v.call_id = 'call-hours' order by m.created_at, m.id`);
-  t.deepEqual(thread.map((m) => m.author), ['contact', 'ai', 'contact']);
+  // the hand-over tells the contact once, in the thread, as for SMS and chat
+  t.deepEqual(thread.map((m) => m.author), ['contact', 'ai', 'contact', 'ai']);
 
   // held: the next turn hands over again; with a transfer number the platform is asked to transfer
   const c2 = call(platform, { call_id: 'call-hours', from: '+15557770001', to: '+15550000001', transfer_number: '+15550001111' });
