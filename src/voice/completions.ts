@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
-import { publicStatement } from '../db/request.ts';
+import { publicCall } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import { postgresWindowStore, RateLimiter } from '../http/rate-limit.ts';
 import { log } from '../log.ts';
@@ -63,7 +63,7 @@ async function handle(req: Request, res: Response, pool: pg.Pool, config: Config
   const secret = bearerVoiceSecret(req.get('authorization'));
   if (!secret) return sendOpenAiError(res, 401, 'Unauthorized');
   const secretHash = hashVoiceSecret(secret);
-  const [auth] = await publicStatement<{ org: string }>(pool, 'select app_hidden.voice_authenticate($1) as org', [secretHash]);
+  const [auth] = await publicCall<{ org: string }>(pool, 'select app_hidden.voice_authenticate($1) as org', [secretHash]);
   const verdict = limiterFor(pool).hit(auth!.org, 'voice');
   if (!verdict.allowed) {
     res.setHeader('Retry-After', String(verdict.reset));
@@ -99,7 +99,7 @@ async function handle(req: Request, res: Response, pool: pg.Pool, config: Config
     // the platform asks for an opening line before the caller spoke: nothing to record
     answer = { kind: 'reply', text: GREETING, spoken: GREETING };
   } else {
-    const [row] = await publicStatement<{ turn: TurnRow }>(pool,
+    const [row] = await publicCall<{ turn: TurnRow }>(pool,
       'select app_hidden.voice_turn($1, $2, $3, $4, $5, $6, $7) as turn',
       [secretHash, call_id, from, to, users.length, said, JSON.stringify(CALL_BOUNDS)]);
     const turn = row!.turn;
@@ -113,7 +113,7 @@ async function handle(req: Request, res: Response, pool: pg.Pool, config: Config
       const record = decided.decided ?? decided;
       const state = decided.decided?.kind === 'reply' ? decided.decided.state : null;
       const inbox = `${config.baseUrl.replace(/\/+$/, '')}/dashboard/inbox`;
-      const [kept] = await publicStatement<{ answer: VoiceAnswer }>(pool,
+      const [kept] = await publicCall<{ answer: VoiceAnswer }>(pool,
         'select app_hidden.voice_record($1, $2, $3, $4, $5, $6, $7) as answer',
         [secretHash, call_id, users.length, JSON.stringify(spoken(decided, transfer_number)), JSON.stringify(record),
           state ? JSON.stringify(state) : null, inbox]);
