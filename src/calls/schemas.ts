@@ -17,6 +17,8 @@ export const Call = z.object({
   duration_seconds: z.int().nullable(),
   summary: z.string().nullable(),
   created_at: timestamp,
+  conversation_id: uuid.nullable().describe('The conversation the receptionist had on this call (a chat conversation); null: none'),
+  appointment_ids: z.array(uuid).describe('The appointments booked during the call'),
 });
 
 export const TranscriptLine = z.object({

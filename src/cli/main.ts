@@ -24,6 +24,7 @@ import { adminInboundCall } from '../calls/admin.ts';
 import { adminDelivery } from '../delivery/admin.ts';
 import { addWebhook, listWebhooks, removeWebhook } from '../webhooks/subscriptions.ts';
 import { doctor, formatFinding } from '../ops/doctor.ts';
+import { adminVoiceSecret } from '../voice/secret.ts';
 
 class UsageError extends Error {}
 
@@ -59,6 +60,7 @@ const USAGE = `usage: svc <command>
   admin webhook add --org ORG_ID --url URL --events a,b|all   subscribe an URL to events; prints its secret once
   admin webhook list --org ORG_ID
   admin webhook remove --id WEBHOOK_ID
+  admin voice secret --org ORG_ID     a new voice secret for the receptionist on the phone, printed once; the old one stops working
   seed demo                          create the demo organization and print its keys`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -232,6 +234,10 @@ async function admin(argv: string[]): Promise<void> {
     case 'webhook remove': {
       const { values } = args(rest, { id: { type: 'string' } });
       return withOwner(async (pool) => print(await removeWebhook(pool, values.id)));
+    }
+    case 'voice secret': {
+      const { values } = args(rest, { org: { type: 'string' } });
+      return withOwner(async (pool) => print(await adminVoiceSecret(pool, values.org)));
     }
     default:
       throw new UsageError(`unknown admin command: ${argv.join(' ') || '(none)'}`);

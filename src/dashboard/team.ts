@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { POWERS } from '../auth/scopes.ts';
 import { DOMAIN } from '../admin/commands.ts';
 import { toE164 } from '../platform/phone.ts';
+import { generateVoiceSecret, hashVoiceSecret } from '../voice/secret.ts';
 import { esc } from './html.ts';
 import { chosen, dashboardPage, FormError, oneOf, uuid, uuids, type View } from './pages.ts';
 
@@ -60,7 +61,16 @@ async function renderOrganization(c: pg.PoolClient, view: View): Promise<string>
 <p>${box('mcp_enabled', o.mcp_enabled, 'MCP endpoint on')}</p>
 <p><label>Sending email domain <input name="sending_email_domain" value="${esc(o.sending_email_domain ?? '')}" maxlength="253"></label></p>
 <p><label>Default SMS number <input name="default_sms_number" value="${esc(o.default_sms_number ?? '')}" maxlength="32"></label></p>
-<button type="submit">Save</button></fieldset></form>`;
+<button type="submit">Save</button></fieldset></form>
+${await renderVoiceSecret(c, view)}`;
+}
+
+/** The voice secret's form: a new secret is shown once, on the page that made it. */
+async function renderVoiceSecret(c: pg.PoolClient, view: View): Promise<string> {
+  const { rows: [s] } = await c.query<{ at: Date | null }>('select app_hidden.dashboard_voice_secret_created_at() as at');
+  return `<form method="post" action="/dashboard/organization/voice-secret">${csrfInput(view.csrf)}<fieldset><legend>Voice secret</legend>
+<p>Voice platforms send it to answer calls with the receptionist. ${s?.at ? `The current one was made ${esc(s.at.toISOString())}; a new one stops it at once.` : 'There is none yet.'}</p>
+<button type="submit">New voice secret</button></fieldset></form>`;
 }
 
 export const teamPages = [
@@ -91,6 +101,12 @@ export const teamPages = [
       if (number === undefined) throw new FormError('The default SMS number must be a phone number in international form, like +15551234567');
       await c.query(`select app_hidden.dashboard_update_organization($1, $2, $3)`, [on(form, 'mcp_enabled'), domain, number]);
       return { notice: 'Saved.' };
+    },
+    async 'voice-secret'(c) {
+      const secret = generateVoiceSecret();
+      await c.query('select app_hidden.dashboard_rotate_voice_secret($1)', [hashVoiceSecret(secret)]);
+      return { notice: 'A new voice secret: the previous one no longer works.',
+        extra: `<p class="secret">Voice secret (shown once; copy it into the voice platform now): <code data-voice-secret>${esc(secret)}</code></p>` };
     },
   }),
 ];

@@ -60,6 +60,11 @@ export interface Binding {
   location_id: string | null;
   /** The inbound message answered: with the call's position, the idempotency key of a write. */
   message_id: string;
+  /**
+   * Another owner-only function setting the same claims, called with `args` first (the phone's
+   * app_hidden.voice_receptionist_authenticate checks the voice secret's hash, then delegates).
+   */
+  authenticate?: { name: string; args: readonly unknown[] };
 }
 
 export type ToolResult = { ok: true; body: unknown } | { ok: false; error: Envelope };
@@ -99,8 +104,8 @@ export async function runTool(deps: { config: Config }, client: pg.PoolClient, b
   if (op.idempotent) filled.idempotency_key = `receptionist:${binding.message_id}:${position}`;
   try {
     const { body } = await runOperation(deps, client, op, filled, (validated) => ({
-      authenticate: 'app_hidden.receptionist_authenticate',
-      args: [binding.organization_id, binding.conversation_id, op.operationId, JSON.stringify(validated)],
+      authenticate: binding.authenticate?.name ?? 'app_hidden.receptionist_authenticate',
+      args: [...binding.authenticate?.args ?? [], binding.organization_id, binding.conversation_id, op.operationId, JSON.stringify(validated)],
     }));
     return { ok: true, body };
   } catch (e) {
