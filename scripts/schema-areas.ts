@@ -49,6 +49,11 @@ export const OWNERSHIP: Record<string, Ownership> = {
       'appointments_per_day'],
     functions: /^(appointments?_|availability_|booking_options$|location_booking_options$|locations_booking_options$|locations_list$|calendars_list$|territor|eligible_team_member|team_|listed_|location_team_members$|offering_team_member_ids$|opening_|held_by_blocks_or_series$|hours_hold$|within_hours$|slot_taken$|slots_from_now$|lock_booking_target$|postal_code_key$|note_availability_change$|local_day$|current_may_book_team_member$|current_reads_team_member$|current_staff_profile_id$|tg__availability_)/,
   },
+  // before calls and dashboard, whose voice_ and dashboard_ patterns would take these
+  voice: {
+    tables: ['voice_secrets', 'voice_calls', 'voice_turns'],
+    functions: /^(voice_(secret_rotate|organization|org_or_401|conversation|authenticate|turn|context|record|receptionist_authenticate)$|dashboard_(rotate_voice_secret|voice_secret_created_at)$)/,
+  },
   calls: {
     tables: ['calls', 'call_transcript_lines'],
     functions: /^(calls?_|voice_|current_reads_calls_of$)/,

@@ -63,7 +63,7 @@ CREATE FUNCTION app_hidden.call_json(c app_public.calls) RETURNS jsonb
     'started_at', c.started_at,
     'duration_seconds', c.duration_seconds,
     'summary', c.summary,
-    'created_at', c.created_at)
+    'created_at', c.created_at) || app_hidden.call_voice_links(c.organization_id, c.external_id)
 $$;
 
 ALTER FUNCTION app_hidden.call_json(c app_public.calls) OWNER TO svc_owner;
@@ -72,7 +72,27 @@ ALTER FUNCTION app_hidden.call_json(c app_public.calls) OWNER TO svc_owner;
 -- Name: FUNCTION call_json(c app_public.calls); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.call_json(c app_public.calls) IS 'A call as calls_list and calls_get answer it (without its transcript).';
+COMMENT ON FUNCTION app_hidden.call_json(c app_public.calls) IS 'A call as calls_list and calls_get answer it (without its transcript), with the conversation the receptionist had on it and the appointments it booked.';
+
+--
+-- Name: call_voice_links(uuid, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+--
+
+CREATE FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object('conversation_id', v.conversation_id,
+    'appointment_ids', coalesce((select jsonb_agg(distinct i.appointment_id)
+                                   from app_public.interactions i
+                                  where i.organization_id = call_voice_links.organization_id and i.conversation_id = v.conversation_id
+                                    and i.appointment_id is not null), '[]'))
+    from (select (select x.conversation_id from app_private.voice_calls x
+                   where x.organization_id = call_voice_links.organization_id and x.call_id = call_voice_links.external_id)
+                 as conversation_id) v
+$$;
+
+ALTER FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) OWNER TO postgres;
 
 --
 -- Name: current_reads_calls_of(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -409,6 +429,14 @@ GRANT SELECT ON TABLE app_public.calls TO svc_analyst;
 REVOKE ALL ON FUNCTION app_hidden.call_json(c app_public.calls) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.call_json(c app_public.calls) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.call_json(c app_public.calls) TO svc_worker;
+
+--
+-- Name: FUNCTION call_voice_links(organization_id uuid, external_id text); Type: ACL; Schema: app_hidden; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) TO svc_request;
+GRANT ALL ON FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) TO svc_worker;
 
 --
 -- Name: FUNCTION current_reads_calls_of(contact_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
