@@ -135,7 +135,7 @@ As configured (parallel query allowed, up to 2 workers):
 | analyst of one location (North) | ${fmt(counts['north/default']!)} | ${fmt(m('north/default'), 1)} |
 
 Ratio analyst / owner: **${fmt(ratioDefault, 2)}×**. The owner's count may run in parallel; the analyst's may not: the
-contacts policy calls \`app_hidden.current_own_client_ids()\` (000013, a definer helper not marked PARALLEL SAFE), and one
+contacts policy calls \`app_hidden.current_own_client_ids()\` (a definer helper not marked PARALLEL SAFE), and one
 such function anywhere in a statement keeps PostgreSQL from planning it in parallel. Marking it PARALLEL SAFE (it only
 reads) would let the analyst's count go parallel too; it would also allow parallel plans for the API's statements under
 that policy, a change to the request path this work leaves to a decision of its own.
@@ -160,7 +160,7 @@ What the analyst pays for beyond the owner's scan is the policy's filter, evalua
 none): \`(($14 = 'all') OR (id = ANY ($15))) AND ($1 OR (SubPlan 7))\`, where $14 is the records level and $1 \"reaches
 every location\", both one-time. Written in the policy as \`(select app_hidden.current_records_level() = 'all')\`, the
 comparison would be made once too, leaving a test of two booleans per row; that is the contacts policy's text
-(000002/000004), not changed here.
+as first written, not changed here.
 
 The analyst's claims are read once per statement (the policies call the helpers as
 \`(select app_hidden.current_org_id())\`: one-time initplans, each one lookup of the analyst's row by \`session_user\`);

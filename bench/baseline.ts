@@ -1,18 +1,18 @@
 // The same-run baseline of bench:contacts: a copy of the loaded database put back to how the
-// contacts reads and upserts were before migrations 000008 and 000011 (the renderer under nested
+// contacts reads and upserts were first written (the renderer under nested
 // policies, q through every trigram of an (organization_id, search text) index without a pending
 // list, the upserted row written under the contacts policies), so both sides run on the same
-// machine at the same time. The old definitions are those a database migrated to 000007 held,
-// kept in baseline-before-000008.sql (its header says how it was made).
+// machine at the same time. The old definitions are those a database held before,
+// kept in contacts-before-renderer.sql (its header says how it was made).
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 
-/** The definitions the read paths and the upsert had before 000008, and the index they used. */
-const beforeSql = readFileSync(new URL('baseline-before-000008.sql', import.meta.url), 'utf8');
+/** The definitions the read paths and the upsert had as first written, and the index they used. */
+const beforeSql = readFileSync(new URL('contacts-before-renderer.sql', import.meta.url), 'utf8');
 
 /**
  * Copies `source` to `target` (dropping an older copy) and puts the copy back to the read paths
- * and the upsert before 000008. The source must have no other sessions while it is copied.
+ * and the upsert as first written. The source must have no other sessions while it is copied.
  */
 export async function prepareBaseline(adminUrl: string, source: string, target: string): Promise<void> {
   const admin = new pg.Client(adminUrl);

@@ -286,8 +286,8 @@ const section = `
 Produced by \`BENCH_RECIPIENTS=${RECIPIENTS} BENCH_SMTP_RECIPIENTS=${SMTP_RECIPIENTS} BENCH_BATCH=${BATCH} BENCH_ROUNDS=${ROUNDS} DATABASE_URL=… node bench/broadcasts.ts\`
 (\`npm run bench:broadcasts\`) on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared with the database and with other work on the machine;
 ${ROUNDS} alternating rounds (the bare work first in odd rounds, the broadcast first in even ones), medians; ratios per round, then their median.
-The batches are claimed and recorded set-based (migration 000016, part 310-broadcasts-batch-claim.sql), the next claimed while the transport has one
-(migration 000024) and put in flight by the record of the one before (migration 000031). CPU time of the database backend
+The batches are claimed and recorded set-based (app_private.broadcast_claim_batch and broadcast_record_batch), the next claimed while the transport has one
+and put in flight by the record of the one before. CPU time of the database backend
 doing the work is from /proc, per message; the load average (1 minute) is taken after each measure.
 
 | measure | broadcast | bare | ratio (median of rounds) | target |

@@ -1,8 +1,8 @@
 // `node bench/contact-renderer.ts`: what generating the contact renderer from
 // app_private.contact_fields costs contacts_get. Loads one organization of 10,000 contacts (tags,
 // locations, a stage, suppressions) and times, side by side in one run, contacts_get as it is now
-// (app_hidden.contacts_json generated from the registered fields) and as it was (000008's
-// renderer, restated under another name), as the request role under an organization key,
+// (app_hidden.contacts_json generated from the registered fields) and as it was (the
+// hand-written renderer, restated under another name), as the request role under an organization key,
 // straight at the SQL; then again with one more field registered by another area. Writes the
 // `contact-renderer` section of bench/RESULTS.md.
 //
@@ -56,9 +56,9 @@ await pool.query(`insert into app_public.contact_notes (organization_id, contact
   select organization_id, id, 'note', 'user' from app_public.contacts where organization_id = $1 and abs(hashtext(id::text)) % 4 = 0`, [o]);
 await pool.query('vacuum analyze');
 
-// The renderer before 000013 (bench/renderer-before-000013.sql) under another name, and
+// The hand-written renderer (bench/contacts-renderer-hand-written.sql) under another name, and
 // contacts_get as it was around it.
-const renderer = readFileSync(new URL('./renderer-before-000013.sql', import.meta.url), 'utf8');
+const renderer = readFileSync(new URL('./contacts-renderer-hand-written.sql', import.meta.url), 'utf8');
 await pool.query(`set role svc_owner;
   ${renderer.replace('FUNCTION app_hidden.contacts_json(', 'FUNCTION app_hidden.bench_contacts_json_before(')}
   create function app_hidden.bench_contacts_get_before(contact_id uuid) returns jsonb language plpgsql stable as $$
@@ -126,14 +126,14 @@ Produced by \`DATABASE_URL=… node bench/contact-renderer.ts\` (run with the pr
 ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'the embedded server'}, Node ${process.version}. One organization of
 ${fmt(CONTACTS)} contacts (tags, locations, a stage, suppressions, notes); \`contacts_get\` of ${fmt(SAMPLE)} contacts per
 statement as the request role under an organization key, ${ROUNDS} rounds, the two functions alternating; median µs per
-call. "000008" is that migration's renderer restated under another name; "generated" is
+call. "hand-written" is the renderer before it was generated, restated under another name; "generated" is
 \`app_hidden.contacts_json\` as app_private.contact_fields generates it. Same answers, contact for contact: ${same}.
 
 | renderer | µs per call | ratio |
 |---|---:|---:|
-| 000008 | ${fmt(before, 1)} | 1 |
+| hand-written | ${fmt(before, 1)} | 1 |
 | generated (the contacts area's fields) | ${fmt(now, 1)} | ${fmt(now / before, 3)} |
-| 000008 (second pass) | ${fmt(before2, 1)} | 1 |
+| hand-written (second pass) | ${fmt(before2, 1)} | 1 |
 | generated, one more field (a count over contact_notes) | ${fmt(extended, 1)} | ${fmt(extended / before2, 3)} |
 `;
 console.log(md);

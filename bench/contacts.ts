@@ -9,7 +9,7 @@
 //   BENCH_REUSE=1        keep an already loaded svc_bench_contacts database of the same size
 //   BENCH_ONLY=regex     measure only the matching requests and print them (RESULTS.md untouched)
 //   BENCH_BASELINE=0     skip the same-run baseline (a copy of the database with the contacts reads and upsert
-//                        as they were before migrations 000008 and 000011)
+//                        as first written: bench/contacts-before-renderer.sql)
 //
 // The data is loaded as the owner with set-based SQL (generate_series), not through the API.
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -196,7 +196,7 @@ if (!state) {
 const beforeDb = `${DB_NAME}_before`;
 const beforeUrls = { owner: databaseUrl(db, beforeDb), login: loginUrlFor(databaseUrl(db, beforeDb), db.loginPassword) };
 if (BASELINE) {
-  log(`baseline: ${beforeDb}, a copy with the read paths and the upsert as they were before migrations 000008 and 000011`);
+  log(`baseline: ${beforeDb}, a copy with the read paths and the upsert as first written`);
   await prepareBaseline(db.ownerUrl, DB_NAME, beforeDb);
 }
 const { big } = state;
@@ -538,7 +538,7 @@ const row = (r: Result, f?: Result) =>
   + `${f ? `${fmt(f.rps)} req/s: ${ms(f.p50)} / ${ms(f.p95)} / ${ms(f.p99)} (p95s ${f.rounds!.map((x) => ms(x)).join(', ')})` : '–'} |`;
 // me_get in the contacts bench run of commit fecfbd2 (2026-11-22), on a machine of the same kind.
 const EARLIER_FLOOR = 14_507;
-/** What migrations 000008 and 000011 changed for a request in this run, in words, from the same-run baseline. */
+/** What the renderer without nested policies, q by rarest trigrams and the owner-written upsert changed for a request in this run, in words, from the same-run baseline. */
 const change = (prefix: string) => {
   const was = find(saturatedBefore, prefix);
   const now = find(saturated, prefix);
@@ -678,10 +678,10 @@ ${goalRow('contacts_get', 'contacts_get', 5)}
 | contacts_upsert, new contacts | ≥ 1,500 /s | ${fmt(upsertIns.rps)} /s (${verdict(upsertIns.rps, (v) => v >= 1500)}) | – |
 | contacts_upsert, existing contacts | ≥ 1,500 /s | ${fmt(upsertUpd.rps)} /s (${verdict(upsertUpd.rps, (v) => v >= 1500)}) | – |
 
-${saturatedBefore.length ? `Before and after migrations 000008 and 000011 in the same run. The baseline is a copy of the loaded database with the
-read paths and the upsert put back as migrations 000004–000005 wrote them (the renderer under nested policies, q through
+${saturatedBefore.length ? `Before and after the current contacts reads and upsert, in the same run. The baseline is a copy of the loaded database with the
+read paths and the upsert put back as first written (the renderer under nested policies, q through
 every trigram of an (organization_id, search text) index, no pending list, the upserted row written under the contacts
-policies; bench/baseline.ts runs bench/baseline-before-000008.sql, the definitions a database migrated to 000007 held,
+policies; bench/baseline.ts runs bench/contacts-before-renderer.sql, the definitions a database held before these changes,
 taken from it once with pg_get_functiondef), served by a second server; the two are measured in
 alternating rounds, each paced at ${Math.round(PACE * 100)}% of its own capacity.
 
@@ -719,7 +719,7 @@ ${saturated.map(compareRow).filter(Boolean).join('\n')}
   contact of the organization. The index is now on the search text alone and q asks it for up to three of its rarest
   pieces (shares counted from a sample by the hourly refresh_search_trigrams task; pieces of one word count as one);
   every candidate is then checked against the whole q, so the shares change the speed, never the answer. A caller who
-  reaches the whole organization skips the policy probe per match. Since migration 000011 a search also reads the
+  reaches the whole organization skips the policy probe per match. A search also reads the
   index's pending list (up to 256 kB of recent writes); the row "with writes in the pending list" measures q after the
   upserts with 100 more contacts written before each round.
 - **Where a typical q's time goes** (profiled 2026-11-25 with \`perf\` and pgbench, one connection, the request's own
@@ -742,7 +742,7 @@ ${saturated.map(compareRow).filter(Boolean).join('\n')}
   capped or estimated \`total\` for broad matches, which the spec does not allow today.
 - **No filter** lists page 1 from the (organization_id, last_seen_at) index at once, but \`total\` counts every contact in
   reach. Not among the goals; the same capped-total decision would fix it.
-- **Upserts** write seven indexes and answer the whole contact. Migration 000011 gives the trigram index a 256 kB pending
+- **Upserts** write seven indexes and answer the whole contact. The trigram index has a 256 kB pending
   list (a write appends its sixty-odd trigram entries there; whichever write passes 256 kB merges the list, sorted, at a
   fraction of the cost per entry; every search also reads the list, which is why it is kept short) and writes the row in
   one owner statement, as the policies the INSERT … ON CONFLICT carried (insert, update and select, with their subplans)

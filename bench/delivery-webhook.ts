@@ -103,8 +103,8 @@ round; ratio 0.08–0.31) to about 1.3–1.6 ms:
   run). A server with autovacuum analyzes a table that grew from empty within a minute, which invalidates those
   plans; the bench now analyzes once after its warm-up, as autovacuum would.
 - graphile-worker's \`add_jobs\` was planned afresh at every call (its statements take the jobs as an array, and
-  PostgreSQL kept choosing custom plans): 250 of the 320 µs of queueing one job. Migration 000022 gives it one
-  generic plan per connection, through its unique keys (test/platform/workers.test.ts checks the setting).
+  PostgreSQL kept choosing custom plans): 250 of the 320 µs of queueing one job. A setting on the function gives it one
+  generic plan per connection, through its unique keys (test/workers/workers.test.ts checks the setting).
 `;
 console.log(section);
 writeSection('delivery-webhook', section);

@@ -161,8 +161,8 @@ Median ratio of CPU time per message, bare over engine (all of it, here and in P
 
 ${ratio >= 0.8 ? '**Target met.**' : '**Target not met.**'} On two shared cores the ratio follows what each message costs in the engine
 against the bare pool (client and SMTP server in one process). Each \`sequence_step\` job takes up to
-${TAKEN_PER_JOB} other due steps off the queue and runs them with its own as one batch (migration 000024,
-docs/sequences-engine.md "Steps taken together"): one statement claims the batch
+${TAKEN_PER_JOB} other due steps off the queue and runs them with its own as one batch
+(docs/sequences-engine.md "Steps taken together"): one statement claims the batch
 (\`app_private.sequence_steps_claim\`: the per-message claim's rules as joins, the claim broadcasts use),
 the messages go to the transport ${IN_FLIGHT} at a time, one statement records the answers
 (\`app_private.sequence_steps_record\`).
@@ -177,7 +177,7 @@ with batches of 50, 0.88 to 0.90, the figure above.
 
 Earlier changes it builds on: the SMTP transport keeps a pool by default (up to 5 connections, QUIT
 after 1 s idle; \`?pool=false\` is one connection per message, about a tenth of the rate).
-graphile-worker's \`add_jobs\` keeps one generic plan per connection (migration 000022): it was
+graphile-worker's \`add_jobs\` keeps one generic plan per connection (a setting on the function): it was
 planned at every call (250 of the 320 µs of queueing one job). Checked without effect on the
 ratio: raising the worker's concurrency to 8.
 `;

@@ -388,7 +388,7 @@ sends it, 300 calls after 30 to warm up; round trip on localhost included, no HT
 ${sqlTimes.map((x) => `| ${x.name} | ${fmt(x.median, 2)} | ${fmt(x.p95, 2)} | ${ratio(x.median, sqlTimes[0]!.median)} |`).join('\n')}
 
 How \`total\` stays exact and cheap: each change of an enrollment's status is appended as a delta row to
-app_private.enrollment_counts by the enrollments' triggers (migration 400), folded now and then into one row per status,
+app_private.enrollment_counts by the enrollments' triggers (app_private.tg_enrollments__count_*), folded now and then into one row per status,
 so the total of a sequence (or of one status) is the sum of a few rows, for a caller that reaches every contact of the
 organization. Other callers see only their contacts' enrollments and are counted row by row under their policies: a
 location-limited manager's first page took ${limitedMs.map((x) => `${fmt(x)} ms`).join(' and ')} (a small sequence, then "Big"; one call each,

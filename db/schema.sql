@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000039) and migrations/current/ (none) leave.
--- migrations sha256:e59294367a1caeb32660a3b92a4cbd7514a88b4cd322a1ca48890a2a88d20334
+-- The schema that migrations/committed/ (000001–000039) and migrations/current/ (600-permission-rules.sql) leave.
+-- migrations sha256:70d809b93f6d91a4326d8d11f2270974e925b908087fe549158188bea34b74e4
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -3203,7 +3203,7 @@ ALTER FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) OW
 -- Name: FUNCTION current_may_book_team_member(staff_profile_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) IS 'Whether the credential may book or change an appointment of this team member: owner and admin any; a manager with the appointments power any (at its locations); a manager without it and a member only itself; keys with no role, and Member or Manager keys without the power, none. Stricter than current_has_power, which grants organization keys all.';
+COMMENT ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) IS 'Whether the credential may book or change an appointment of this team member: owner and admin any; a manager with the appointments power any (at its locations); a manager without it and a member only itself; keys with no role, and Member or Manager keys without the power, none. Asked with null: whether it may book any team member (the service choosing one). Stricter than current_has_power, which grants organization keys all.';
 
 --
 -- Name: current_may_write_sequence(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -5532,6 +5532,32 @@ end $$;
 ALTER FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) OWNER TO svc_owner;
 
 --
+-- Name: oauth_grantable_scopes(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+--
+
+CREATE FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) RETURNS text[]
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  with p as (select app_hidden.oauth_person(organization_id, person_id) as p)
+  select coalesce(array_agg(distinct r->>'scope' order by r->>'scope'), '{}')
+    from p, jsonb_array_elements(requirements) r
+   where p.p is not null
+     and r->>'scope' is not null
+     and app_hidden.requirement_refusal_for(p.p->>'role', array(select jsonb_array_elements_text(p.p->'powers')),
+           (p.p->>'sms_enabled')::boolean, array[r->>'scope'], r->>'scope', r->>'member_access', r->>'manager_power') is null
+     and not (r->>'scope' = 'conversations:write' and p.p->>'role' = 'member' and not (p.p->>'sms_enabled')::boolean)
+$$;
+
+ALTER FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) OWNER TO postgres;
+
+--
+-- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: COMMENT; Schema: app_hidden; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) IS 'The scopes of requirements ([{scope, member_access, manager_power}]) a person may grant an OAuth client: those with an operation their role may call (app_hidden.requirement_refusal_for), without conversations:write for a member whose SMS setting is off; empty when the person may not approve now.';
+
+--
 -- Name: oauth_issue(uuid, bytea, bytea, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -6202,18 +6228,35 @@ COMMENT ON FUNCTION app_hidden.require_static(a app_public.audiences) IS '400 un
 --
 
 CREATE FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) RETURNS jsonb
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     AS $$
-declare
-  acting text := app_hidden.current_role();
+  select app_hidden.requirement_refusal_for(app_hidden.current_role(), app_hidden.current_powers(),
+    app_hidden.current_sms_enabled(), app_hidden.current_scopes(), required_scope, member_access, manager_power)
+$$;
+
+ALTER FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION requirement_refusal(required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) IS 'Whether the current claims meet an operation''s requirements (app_hidden.requirement_refusal_for asked about them): null, or the refusal as {status, error, message, extra}.';
+
+--
+-- Name: requirement_refusal_for(text, text[], boolean, text[], text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+--
+
+CREATE FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
 begin
-  if required_scope is not null and not (required_scope = any(app_hidden.current_scopes())) then
+  if required_scope is not null and not (required_scope = any(scopes)) then
     return jsonb_build_object('status', 403, 'error', 'insufficient_scope',
       'message', format('This credential lacks the %s scope', required_scope),
       'extra', jsonb_build_object('required', required_scope));
   end if;
   if acting = 'manager' then
-    if manager_power is not null and not (manager_power = any(app_hidden.current_powers())) then
+    if manager_power is not null and not (manager_power = any(powers)) then
       return jsonb_build_object('status', 403, 'error', 'insufficient_role',
         'message', format('A manager needs the %s power for this operation', manager_power));
     elsif manager_power is null and member_access = 'deny' then
@@ -6224,7 +6267,7 @@ begin
     if member_access = 'deny' then
       return jsonb_build_object('status', 403, 'error', 'insufficient_role',
         'message', 'A member cannot call this operation');
-    elsif member_access = 'sms_setting' and not app_hidden.current_sms_enabled() then
+    elsif member_access = 'sms_setting' and not sms_enabled then
       return jsonb_build_object('status', 403, 'error', 'insufficient_role',
         'message', 'Texting is turned off for this member');
     end if;
@@ -6232,13 +6275,13 @@ begin
   return null;
 end $$;
 
-ALTER FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) OWNER TO postgres;
 
 --
--- Name: FUNCTION requirement_refusal(required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: postgres
 --
 
-COMMENT ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) IS 'Whether the current claims meet an operation''s requirements (scope, member access, manager power): null, or the refusal as {status, error, message, extra}. Scope is checked first, so insufficient_scope names the scope.';
+COMMENT ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) IS 'The rule of who may call an operation: whether a credential acting as `acting` (owner, admin, manager, member, organization), with these powers, SMS setting and scopes, meets the operation''s requirements (scope, member access, manager power): null, or the refusal as {status, error, message, extra}. Scope is checked first, so insufficient_scope names the scope.';
 
 --
 -- Name: search_pieces(text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -12274,8 +12317,8 @@ begin
 
   -- who may book whom
   if tm is null and app_hidden.current_role() in ('manager', 'member')
-     and not (app_hidden.current_role() = 'manager' and 'appointments' = any(app_hidden.current_powers())) then
-    -- a member (or a manager without the power) books itself
+     and not app_hidden.current_may_book_team_member(null) then
+    -- a member (or a manager without the appointments power) may not pick among the team: it books itself
     tm := app_hidden.current_staff_profile_id();
     if tm is null then
       perform app_hidden.raise_error(403, 'insufficient_role',
@@ -20724,6 +20767,13 @@ REVOKE ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id
 GRANT ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) TO svc_request;
 
 --
+-- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: ACL; Schema: app_hidden; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) TO svc_request;
+
+--
 -- Name: FUNCTION oauth_issue(grant_id uuid, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -20929,6 +20979,13 @@ GRANT ALL ON FUNCTION app_hidden.require_static(a app_public.audiences) TO svc_w
 
 REVOKE ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) TO svc_request;
+
+--
+-- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) TO svc_request;
 
 --
 -- Name: FUNCTION search_pieces(pattern text); Type: ACL; Schema: app_hidden; Owner: svc_owner

@@ -80,7 +80,7 @@ export const OWNERSHIP: Record<string, Ownership> = {
   [PLATFORM]: {
     tables: ['organizations', 'people', 'person_locations', 'locations', 'role_agent_access', 'api_keys', 'api_key_locations',
       'idempotency_keys', 'rate_limit_windows', 'analysts'],
-    functions: /^(current_|authenticate$|authorize_|requirement_refusal$|team_member_refusal$|analyst_claim$|idempotency_|raise_error$|page_|html_escape$|is_date$|is_time_zone$|is_timestamptz$|like_anywhere$|add_job$|ops_job_counts$|require_location$|location_json$|person_may_hold_key$|rate_limit_add$|lo_)/,
+    functions: /^(current_|authenticate$|authorize_|requirement_refusal(_for)?$|team_member_refusal$|analyst_claim$|idempotency_|raise_error$|page_|html_escape$|is_date$|is_time_zone$|is_timestamptz$|like_anywhere$|add_job$|ops_job_counts$|require_location$|location_json$|person_may_hold_key$|rate_limit_add$|lo_)/,
   },
 };
 

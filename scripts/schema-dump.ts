@@ -171,7 +171,7 @@ export function normalize(ours: string, worker: string): string {
   for (const e of granted) e.lines = e.lines.map((l) => l.replace(/^(-- Name: .*; Owner: ).*$/, '$1-'));
   return [
     text(entries(ours)),
-    '--\n-- Our grants on graphile_worker and our policies on its tables (000012): svc_owner adds jobs\n' +
+    '--\n-- Our grants on graphile_worker and our policies on its tables: svc_owner adds jobs\n' +
       '-- through graphile_worker.add_job and add_jobs; PUBLIC executes none of its functions.\n--',
     text(granted),
   ].join('\n\n') + '\n';

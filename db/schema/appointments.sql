@@ -248,7 +248,7 @@ ALTER FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) OW
 -- Name: FUNCTION current_may_book_team_member(staff_profile_id uuid); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) IS 'Whether the credential may book or change an appointment of this team member: owner and admin any; a manager with the appointments power any (at its locations); a manager without it and a member only itself; keys with no role, and Member or Manager keys without the power, none. Stricter than current_has_power, which grants organization keys all.';
+COMMENT ON FUNCTION app_hidden.current_may_book_team_member(staff_profile_id uuid) IS 'Whether the credential may book or change an appointment of this team member: owner and admin any; a manager with the appointments power any (at its locations); a manager without it and a member only itself; keys with no role, and Member or Manager keys without the power, none. Asked with null: whether it may book any team member (the service choosing one). Stricter than current_has_power, which grants organization keys all.';
 
 --
 -- Name: current_reads_team_member(uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -1470,8 +1470,8 @@ begin
 
   -- who may book whom
   if tm is null and app_hidden.current_role() in ('manager', 'member')
-     and not (app_hidden.current_role() = 'manager' and 'appointments' = any(app_hidden.current_powers())) then
-    -- a member (or a manager without the power) books itself
+     and not app_hidden.current_may_book_team_member(null) then
+    -- a member (or a manager without the appointments power) may not pick among the team: it books itself
     tm := app_hidden.current_staff_profile_id();
     if tm is null then
       perform app_hidden.raise_error(403, 'insufficient_role',

@@ -141,6 +141,32 @@ end $$;
 ALTER FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) OWNER TO svc_owner;
 
 --
+-- Name: oauth_grantable_scopes(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+--
+
+CREATE FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) RETURNS text[]
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  with p as (select app_hidden.oauth_person(organization_id, person_id) as p)
+  select coalesce(array_agg(distinct r->>'scope' order by r->>'scope'), '{}')
+    from p, jsonb_array_elements(requirements) r
+   where p.p is not null
+     and r->>'scope' is not null
+     and app_hidden.requirement_refusal_for(p.p->>'role', array(select jsonb_array_elements_text(p.p->'powers')),
+           (p.p->>'sms_enabled')::boolean, array[r->>'scope'], r->>'scope', r->>'member_access', r->>'manager_power') is null
+     and not (r->>'scope' = 'conversations:write' and p.p->>'role' = 'member' and not (p.p->>'sms_enabled')::boolean)
+$$;
+
+ALTER FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) OWNER TO postgres;
+
+--
+-- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: COMMENT; Schema: app_hidden; Owner: postgres
+--
+
+COMMENT ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) IS 'The scopes of requirements ([{scope, member_access, manager_power}]) a person may grant an OAuth client: those with an operation their role may call (app_hidden.requirement_refusal_for), without conversations:write for a member whose SMS setting is off; empty when the person may not approve now.';
+
+--
 -- Name: oauth_issue(uuid, bytea, bytea, integer, integer); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
@@ -589,6 +615,13 @@ GRANT ALL ON FUNCTION app_hidden.oauth_decide(organization_id uuid, person_id uu
 
 REVOKE ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) TO svc_request;
+
+--
+-- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: ACL; Schema: app_hidden; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) TO svc_request;
 
 --
 -- Name: FUNCTION oauth_issue(grant_id uuid, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer); Type: ACL; Schema: app_hidden; Owner: svc_owner

@@ -1019,18 +1019,35 @@ COMMENT ON FUNCTION app_hidden.require_location(location_id uuid) IS 'Raises 404
 --
 
 CREATE FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) RETURNS jsonb
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     AS $$
-declare
-  acting text := app_hidden.current_role();
+  select app_hidden.requirement_refusal_for(app_hidden.current_role(), app_hidden.current_powers(),
+    app_hidden.current_sms_enabled(), app_hidden.current_scopes(), required_scope, member_access, manager_power)
+$$;
+
+ALTER FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION requirement_refusal(required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) IS 'Whether the current claims meet an operation''s requirements (app_hidden.requirement_refusal_for asked about them): null, or the refusal as {status, error, message, extra}.';
+
+--
+-- Name: requirement_refusal_for(text, text[], boolean, text[], text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+--
+
+CREATE FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
 begin
-  if required_scope is not null and not (required_scope = any(app_hidden.current_scopes())) then
+  if required_scope is not null and not (required_scope = any(scopes)) then
     return jsonb_build_object('status', 403, 'error', 'insufficient_scope',
       'message', format('This credential lacks the %s scope', required_scope),
       'extra', jsonb_build_object('required', required_scope));
   end if;
   if acting = 'manager' then
-    if manager_power is not null and not (manager_power = any(app_hidden.current_powers())) then
+    if manager_power is not null and not (manager_power = any(powers)) then
       return jsonb_build_object('status', 403, 'error', 'insufficient_role',
         'message', format('A manager needs the %s power for this operation', manager_power));
     elsif manager_power is null and member_access = 'deny' then
@@ -1041,7 +1058,7 @@ begin
     if member_access = 'deny' then
       return jsonb_build_object('status', 403, 'error', 'insufficient_role',
         'message', 'A member cannot call this operation');
-    elsif member_access = 'sms_setting' and not app_hidden.current_sms_enabled() then
+    elsif member_access = 'sms_setting' and not sms_enabled then
       return jsonb_build_object('status', 403, 'error', 'insufficient_role',
         'message', 'Texting is turned off for this member');
     end if;
@@ -1049,13 +1066,13 @@ begin
   return null;
 end $$;
 
-ALTER FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
+ALTER FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) OWNER TO postgres;
 
 --
--- Name: FUNCTION requirement_refusal(required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
+-- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: postgres
 --
 
-COMMENT ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) IS 'Whether the current claims meet an operation''s requirements (scope, member access, manager power): null, or the refusal as {status, error, message, extra}. Scope is checked first, so insufficient_scope names the scope.';
+COMMENT ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) IS 'The rule of who may call an operation: whether a credential acting as `acting` (owner, admin, manager, member, organization), with these powers, SMS setting and scopes, meets the operation''s requirements (scope, member access, manager power): null, or the refusal as {status, error, message, extra}. Scope is checked first, so insufficient_scope names the scope.';
 
 --
 -- Name: add_job(text, jsonb, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -2021,6 +2038,13 @@ GRANT ALL ON FUNCTION app_hidden.require_location(location_id uuid) TO svc_worke
 
 REVOKE ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) TO svc_request;
+
+--
+-- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) TO svc_request;
 
 --
 -- Name: FUNCTION add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone); Type: ACL; Schema: app_private; Owner: svc_owner

@@ -10,8 +10,17 @@ import { AdminError, inTransaction } from './commands.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PREFIX = 'svc_analyst_';
 const NAME = /^[a-z0-9_]{1,40}$/;
-/** Defaults of a new analyst role: at most this many sessions, each statement at most this long. */
-export const ANALYST_DEFAULTS = { connectionLimit: 5, statementTimeout: '60s' };
+/**
+ * Defaults of a new analyst role: at most this many sessions, each statement at most this long,
+ * and a lock waited for at most this long (an analyst's query queued behind a lock would hold
+ * others up in turn).
+ */
+export const ANALYST_DEFAULTS = { connectionLimit: 5, statementTimeout: '60s', lockTimeout: '5s' };
+
+/** What `analyst create` says when the connection string it prints is the primary's. */
+export const PRIMARY_WARNING = 'this connection string names the primary: analysts belong on a replica. On the primary an '
+  + 'analyst still reaches LISTEN/NOTIFY (PostgreSQL cannot take them from a role) and shares its connections and CPU '
+  + 'with the service; give analysts a replica\'s host.';
 
 export interface AnalystCreate {
   org?: string; locations?: string; allOrganizations?: boolean; name?: string;
@@ -82,6 +91,8 @@ export async function createAnalyst(pool: pg.Pool, ownerUrl: string, a: AnalystC
   const connectionLimit = positiveInt(a.connectionLimit, '--connection-limit', ANALYST_DEFAULTS.connectionLimit);
   const statementTimeout = duration(a.statementTimeout);
   const password = randomBytes(24).toString('base64url');
+  let lockedDown = false;
+  let primary = false;
 
   await inTransaction(pool, async (c) => {
     if (org) {
@@ -102,6 +113,10 @@ export async function createAnalyst(pool: pg.Pool, ownerUrl: string, a: AnalystC
       connection limit ${connectionLimit} password ${pg.escapeLiteral(scramVerifier(password))}`);
     await c.query(`grant svc_analyst to ${ident}`);
     await c.query(`alter role ${ident} set statement_timeout = ${pg.escapeLiteral(statementTimeout)}`);
+    await c.query(`alter role ${ident} set lock_timeout = ${pg.escapeLiteral(ANALYST_DEFAULTS.lockTimeout)}`);
+    // no temporary tables (TEMP taken from PUBLIC on this database; advisory locks: migration)
+    lockedDown = (await c.query(`select app_private.analysts_lock_down_database() as done`)).rows[0].done;
+    primary = !(await c.query(`select pg_is_in_recovery() as r`)).rows[0].r;
     await c.query(`alter role ${ident} set idle_in_transaction_session_timeout = '5min'`);
     await c.query(`alter role ${ident} set default_transaction_read_only = on`);
     // as for svc_login: the policies' subplans inflate a statement's estimated cost past the JIT
@@ -124,8 +139,11 @@ export async function createAnalyst(pool: pg.Pool, ownerUrl: string, a: AnalystC
     all_organizations: Boolean(a.allOrganizations),
     connection_limit: connectionLimit,
     statement_timeout: statementTimeout,
+    lock_timeout: ANALYST_DEFAULTS.lockTimeout,
     connection_string: connectionString(ownerUrl, role, password),
     note: 'shown once: PostgreSQL keeps only a verifier of the password. Point the host at a replica to query it.',
+    ...(primary ? { warning: PRIMARY_WARNING } : {}),
+    ...(lockedDown ? {} : { temporary_tables: 'not taken from PUBLIC: the owner connection is neither superuser nor the database\'s owner' }),
   };
 }
 

@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import { POWERS } from '../auth/scopes.ts';
 import type { Area } from '../registry/area.ts';
-import { applyFixture, parseFixture, FixtureError, type Applied } from './fixture.ts';
+import { applyFixture, parseFixture, FixtureError, normalizePhone, type Applied } from './fixture.ts';
 
 export class AdminError extends Error {}
 
@@ -18,6 +18,9 @@ export async function asAdmin<T>(run: () => Promise<T>): Promise<T> {
     throw e;
   }
 }
+
+/** A domain name as a sending domain takes it (lower case letters, digits, hyphens; a top-level label). */
+export const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function uuid(value: string | undefined, flag: string): string {
@@ -55,6 +58,8 @@ export async function adminApply(pool: pg.Pool, json: unknown, areas: readonly A
     // range): the fixture's fault, reported like the others, and nothing was applied
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('22')) throw new FixtureError(`fixture: a value PostgreSQL refuses: ${(e as Error).message}`);
+    // a refusal of the database's own rules (a number another organization holds: SV409)
+    if (typeof code === 'string' && /^SV4\d\d$/.test(code)) throw new FixtureError(`fixture: ${(e as { detail?: string }).detail || (e as Error).message}`);
     throw e;
   });
 }
@@ -153,6 +158,28 @@ export async function updateOrg(pool: pg.Pool, id: string | undefined, mcp: stri
     [orgId, mcpEnabled ?? null, limit ?? null, help !== undefined, help ?? null]);
   if (!rows.length) throw new AdminError(`no organization with id ${orgId}`);
   return rows[0];
+}
+
+/**
+ * Moves a sending domain or phone number to another organization (or one of its locations):
+ * the holder lets go and the new organization takes it in one transaction (docs/operator-cli.md).
+ */
+export async function moveIdentifier(pool: pg.Pool, o: { domain?: string; number?: string; to?: string; location?: string }) {
+  if ((o.domain === undefined) === (o.number === undefined)) throw new AdminError('give one of --domain DOMAIN or --number E164');
+  const to = uuid(o.to, '--to');
+  const location = o.location === undefined ? null : uuid(o.location, '--location');
+  let kind: 'email_domain' | 'phone_number';
+  let value: string;
+  if (o.domain !== undefined) {
+    value = o.domain.trim().toLowerCase();
+    if (!DOMAIN.test(value)) throw new AdminError('--domain must be a domain name, like example.com');
+    kind = 'email_domain';
+  } else {
+    value = normalizePhone(o.number!.trim(), '--number');
+    kind = 'phone_number';
+  }
+  return asAdmin(async () => (await pool.query(`select app_private.move_inbound_identifier($1, $2, $3, $4) as moved`,
+    [kind, value, to, location])).rows[0].moved);
 }
 
 /** A date, or a date and time with an optional offset, as PostgreSQL's timestamptz reads it. */

@@ -220,7 +220,8 @@ const tenancy: FixtureSection = {
           [ctx.organizationId, keyId, loc]);
       }
       if (k.kind === 'organization') {
-        // the rule that also revokes keys when their creator changes (migration 000001)
+        // the rule that also revokes keys when their creator changes
+        // (app_private.person_may_hold_key, which the triggers on app_public.people ask)
         const [may] = await ctx.q<{ ok: boolean }>(
           `select app_private.person_may_hold_key(p, k) as ok
              from app_public.people p, app_private.api_keys k

@@ -1,5 +1,5 @@
 // appointments_availability: open slots of a location's day (SQL: app_public.appointments_availability,
-// migration 000015, part 540-appointments-availability.sql).
+// db/schema/appointments.sql).
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation, type AnyOperation } from '../registry/operation.ts';

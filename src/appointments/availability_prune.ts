@@ -1,6 +1,6 @@
 // Each minute (the appointments area's crontab, index.ts): drops kept availability answers past
 // their five minutes and the noted changes no live answer can still miss (SQL:
-// app_private.availability_prune, migration 000026). A kept answer is never used past its time
+// app_private.availability_prune). A kept answer is never used past its time
 // whether or not this ran; the prune only keeps the two tables small.
 import type { Task } from 'graphile-worker';
 

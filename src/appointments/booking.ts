@@ -1,5 +1,5 @@
 // appointments_create, appointments_update, appointments_reschedule, appointments_cancel. Each runs
-// one SQL function (migration 000015, part 550-appointments-booking.sql): the booking rules and the
+// the SQL function of the same name (app_public.appointments_*): the booking rules and the
 // roles are there, and the database's exclusion constraints decide races (409 slot_taken).
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
@@ -32,9 +32,10 @@ const create = defineOperation({
     'Books a contact at a staffed location (`location_id`, optionally `team_member_id`, `offering_id`, `service_address`) '
     + 'or on a calendar of a location that is not staffed (`calendar_id`): exactly one of the two. Pick the time from '
     + 'appointments_availability first. Two bookings never overlap for a team member or a calendar: when the time was '
-    + 'taken meanwhile the answer is 409 slot_taken (ask for slots again). Other 409 codes: offering_required (the body '
-    + 'carries booking_options), duration_mismatch, outside_hours, team_member_not_eligible, address_out_of_area, '
-    + 'no_team_member_available. A MEMBER books only itself; a key without a role books only calendars. `idempotency_key` '
+    + 'taken meanwhile the answer is 409 slot_taken for a named team member or a calendar, and 409 '
+    + 'no_team_member_available when none was named and no eligible team member is free (ask for slots again). Other '
+    + '409 codes: offering_required (the body carries booking_options), duration_mismatch, outside_hours, '
+    + 'team_member_not_eligible, address_out_of_area. A MEMBER books only itself; a key without a role books only calendars. `idempotency_key` '
     + 'is required: a retry with the same key and details answers the first booking, other details 409. Answers 201.',
   scope: 'appointments:write',
   memberAccess: 'scoped',

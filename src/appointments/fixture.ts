@@ -5,7 +5,7 @@
 // (user ref → staff profile id, the API's team_member_id) beside `ids`.
 //
 // The database keeps its own rules: two live bookings of one team member or calendar never
-// overlap (the exclusion constraints of 500-appointments-tables.sql); such a fixture is refused
+// overlap (the exclusion constraints of app_public.appointments); such a fixture is refused
 // with the entry named. A repeating series is one row with its rrule; its occurrences are
 // expanded here (the `rrule` package) in the location's wall time, so a 10:00 series stays at
 // 10:00 across a DST change, and written to app_public.appointment_occurrences.

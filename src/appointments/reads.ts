@@ -1,5 +1,6 @@
-// appointments_list and appointments_get. Each runs one SQL function of 520-appointments-reads.sql
-// under the policies of 500-appointments-tables.sql: another location's appointment is absent
+// appointments_list and appointments_get. Each runs the SQL function of the same name
+// (app_public.appointments_list, app_public.appointments_get) under the policies of
+// app_public.appointments: another location's appointment is absent
 // (404), and an own-records MEMBER sees only those where it is the team member.
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';

@@ -1,7 +1,7 @@
 // locations_list, locations_booking_options, territories_list, calendars_list: what a caller
-// needs before it looks for slots or books. Each runs one SQL function of
-// 520-appointments-reads.sql; a location elsewhere (another organization, or outside a
-// location-limited credential's reach) answers 404.
+// needs before it looks for slots or books. Each runs the SQL function of the same name
+// (app_public.locations_list, …; db/schema/appointments.sql); a location elsewhere (another
+// organization, or outside a location-limited credential's reach) answers 404.
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';

@@ -1,5 +1,5 @@
-// The shapes the appointments area answers with. app_hidden.appointment_json (migration
-// 500-appointments-tables.sql) renders an appointment; these describe it for OpenAPI and MCP.
+// The shapes the appointments area answers with. app_hidden.appointment_json
+// (db/schema/appointments.sql) renders an appointment; these describe it for OpenAPI and MCP.
 import { z } from 'zod';
 import { timestamp, uuid } from '../platform/schemas.ts';
 
@@ -42,7 +42,7 @@ export const Appointment = z.object({
 
 // ---------------------------------------------------------------------------------------------
 // Locations and their booking resources (app_hidden.location_json, location_booking_options,
-// territory_json in 520-appointments-reads.sql)
+// territory_json, all in app_hidden)
 // ---------------------------------------------------------------------------------------------
 export const LocationPath = z.object({ locationId: uuid.describe('The location\'s id (from locations_list)') });
 

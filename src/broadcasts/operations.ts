@@ -1,5 +1,5 @@
 // The schedule operations of a broadcast: set, read, start, pause, and cancel one run. Each runs
-// app_public.sequences_*_schedule (migration 000015, part 800-broadcasts-schedules.sql), which checks
+// app_public.sequences_*_schedule (db/schema/sequences.sql), which checks
 // the sequence (a broadcast, in reach, writable) and writes; start computes next_fire_at here,
 // with Temporal, between its two statements (src/broadcasts/occurrences.ts).
 import { sql } from '../db/sql.ts';

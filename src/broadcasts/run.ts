@@ -1,14 +1,14 @@
 // Task `broadcast_run` (payload {organization_id, run_id}; job key broadcast_run:<run id>): sends
-// a run in checkpointed batches until none is left (migration 000015, part 810-broadcasts-runs.sql):
+// a run in checkpointed batches until none is left (SQL: db/schema/broadcasts.sql):
 //   1. app_private.broadcast_claim_batch claims the next batch in a few statements, with the
 //      rules of the sequences engine's per-message claim (send-time refusals, rendering, the
-//      sink: migration 000016, part `310-broadcasts-batch-claim.sql`) and writes the checkpoint,
+//      sink: app_private.claim_enrollment_messages) and writes the checkpoint,
 //      committed;
 //   2. the channel's transport (src/delivery) gets each claimed message, after that commit;
 //   3. app_private.broadcast_record_batch records the answers in one statement and takes the
 //      batch out of the checkpoint.
-// Pipelined: while the transport has one batch, the next is claimed (the claim `following` it,
-// migration 000024) but only prepared (migration 000031): the record of the batch out puts it in
+// Pipelined: while the transport has one batch, the next is claimed (the claim `following` it)
+// but only prepared: the record of the batch out puts it in
 // flight, in the same transaction, and only then does the transport get it. So the checkpoint
 // never holds more than one batch handed over, and a prepared one is claimed again by whoever
 // sends the run next.

@@ -101,6 +101,11 @@ export const Schedule = z.object({
   ends_on: z.string().nullable(),
   status: z.enum(['draft', 'scheduled', 'paused']),
   next_fire_at: timestamp.nullable().describe('When it sends next (scheduled only; null when the series has ended)'),
+  fire_retry: z.object({
+    attempts: z.int().describe('Failed attempts to fire the occurrence at next_fire_at'),
+    next_attempt_at: timestamp.describe('When it is tried again (1 minute, doubling to at most an hour)'),
+    last_error: z.string().describe('Why the last attempt failed'),
+  }).nullable().describe('Set while the occurrence at next_fire_at failed to fire and is being retried; null otherwise'),
   created_at: timestamp,
   updated_at: timestamp,
   runs: z.array(Run).describe('A page of its runs, newest first'),

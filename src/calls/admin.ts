@@ -4,7 +4,7 @@
 // (POST /webhooks/voice: VoiceCall, then app_hidden.voice_call_record, once per call_id).
 import type pg from 'pg';
 import { AdminError, asAdmin } from '../admin/commands.ts';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { VoiceCall } from './webhook.ts';
 
 export async function adminInboundCall(pool: pg.Pool, payloadJson: string | undefined): Promise<Record<string, unknown>> {

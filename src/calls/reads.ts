@@ -1,4 +1,4 @@
-// calls_list and calls_get: one SQL function each (migration 000015, part 721-calls-reads.sql), read
+// calls_list and calls_get: one SQL function each (app_public.calls_list, app_public.calls_get), read
 // as the caller so the calls' reach policies decide what a credential sees.
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';

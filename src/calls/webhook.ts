@@ -2,10 +2,10 @@
 // is signed: header X-Svc-Signature `sha256=<hex>`, the HMAC-SHA256 of the raw body with
 // VOICE_WEBHOOK_SECRET (403 `invalid_signature` otherwise, before anything is read or written).
 // A call is recorded once per platform call id (a retried delivery answers the first's ids):
-// app_hidden.voice_call_record (migration 000015, part 722-calls-webhook.sql).
+// app_hidden.voice_call_record (db/schema/calls.sql).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';

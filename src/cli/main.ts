@@ -14,7 +14,7 @@ import { serve } from '../server.ts';
 import { drainJobs, startWorker } from '../worker.ts';
 import { adminFormSubmit } from '../forms/submit.ts';
 import {
-  AdminError, FixtureError, adminApply, readOutbox, revokeKey, setRoleAccess, updateOrg, updateUser,
+  AdminError, FixtureError, adminApply, moveIdentifier, readOutbox, revokeKey, setRoleAccess, updateOrg, updateUser,
 } from '../admin/commands.ts';
 import { createAnalyst, revokeAnalyst } from '../admin/analysts.ts';
 import { describeSeed, seedDemo } from '../seed/demo.ts';
@@ -43,6 +43,7 @@ const USAGE = `usage: svc <command>
   admin user update --id USER_ID [--role R] [--active true|false] [--agent-access on|off] [--sms on|off] [--powers a,b] [--locations id,id]
   admin role-access --org ORG_ID --role R --agent-access on|off
   admin org update --id ORG_ID [--mcp on|off] [--tag-limit N] [--sms-help TEXT]   TEXT answers SMS HELP; '' the default
+  admin org move --domain DOMAIN|--number E164 --to ORG_ID [--location LOCATION_ID]   move a sending domain or number to another organization
   admin outbox --org ORG_ID [--since ISO]
   admin analyst create --org ORG_ID [--locations id,id] [--name NAME] [--connection-limit N] [--statement-timeout 60s]
   admin analyst create --all-organizations [--name NAME]   the operator's own analysts (every organization)
@@ -50,6 +51,7 @@ const USAGE = `usage: svc <command>
   admin jobs drain [--timeout S]      run every background job due now, then exit
   admin inbound sms --to E164 --from E164 --body TEXT
   admin inbound email --to ADDRESS --from ADDRESS [--subject S] --body TEXT [--in-reply-to MESSAGE_ID (an outbox message_id, or a Message-ID)]
+    [--header "Auto-Submitted: auto-replied" (repeatable: the headers that mark an automatic answer)]
   admin inbound call --payload JSON   the voice platform reports a call (the body POST /webhooks/voice takes)
   admin delivery --message-id ID --event delivered|bounced|failed|complained|opened|clicked [--bounce hard|soft] [--reason TEXT]
   admin form submit --form FORM_ID --payload JSON [--elapsed-ms N]   a public form submission, spam checks included
@@ -156,6 +158,10 @@ async function admin(argv: string[]): Promise<void> {
       const { values } = args(rest, { id: { type: 'string' }, mcp: { type: 'string' }, 'tag-limit': { type: 'string' }, 'sms-help': { type: 'string' } });
       return withOwner(async (pool) => print(await updateOrg(pool, values.id, values.mcp, values['tag-limit'], values['sms-help'])));
     }
+    case 'org move': {
+      const { values } = args(rest, { domain: { type: 'string' }, number: { type: 'string' }, to: { type: 'string' }, location: { type: 'string' } });
+      return withOwner(async (pool) => print(await moveIdentifier(pool, values)));
+    }
     case 'outbox': {
       const { values } = args(argv.slice(1), { org: { type: 'string' }, since: { type: 'string' } });
       return withOwner(async (pool) => {
@@ -167,10 +173,14 @@ async function admin(argv: string[]): Promise<void> {
         org: { type: 'string' }, locations: { type: 'string' }, 'all-organizations': { type: 'boolean' }, name: { type: 'string' },
         'connection-limit': { type: 'string' }, 'statement-timeout': { type: 'string' },
       });
-      return withOwner(async (pool, db) => print(await createAnalyst(pool, db.ownerUrl, {
-        org: values.org, locations: values.locations, allOrganizations: values['all-organizations'], name: values.name,
-        connectionLimit: values['connection-limit'], statementTimeout: values['statement-timeout'],
-      })));
+      return withOwner(async (pool, db) => {
+        const made = await createAnalyst(pool, db.ownerUrl, {
+          org: values.org, locations: values.locations, allOrganizations: values['all-organizations'], name: values.name,
+          connectionLimit: values['connection-limit'], statementTimeout: values['statement-timeout'],
+        });
+        if (made.warning) process.stderr.write(`warning: ${made.warning}\n`);
+        print(made);
+      });
     }
     case 'analyst revoke': {
       const { values } = args(rest, { name: { type: 'string' } });
@@ -192,7 +202,7 @@ async function admin(argv: string[]): Promise<void> {
     case 'inbound email': {
       const { values } = args(rest, {
         to: { type: 'string' }, from: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' },
-        'in-reply-to': { type: 'string' },
+        'in-reply-to': { type: 'string' }, header: { type: 'string', multiple: true },
       });
       return withOwner(async (pool) => print(await inboundEmail(pool, { ...values, inReplyTo: values['in-reply-to'] })));
     }

@@ -1,7 +1,8 @@
 // Task `conversation_ai_reply`: the AI receptionist answers one inbound SMS or chat message
 // (payload {organization_id, conversation_id, message_id}; job key conversation_ai:<message id>,
 // queued in the transaction that recorded the message, or by conversations_resume). Runs on
-// graphile-worker's owner connection: the functions are app_private's (migration 703-…).
+// graphile-worker's owner connection: the functions are app_private's
+// (app_private.conversation_ai_due, conversation_ai_context, conversation_ai_record).
 //
 // Crash-safe in three steps: the context is read (NULL: nothing owed, done); the responder
 // answers outside any transaction; conversation_ai_record checks again under the

@@ -8,14 +8,14 @@
 // visitor shows it as `Authorization: Bearer <token>` to post and to read; a wrong token, another
 // widget's conversation and an unknown one are the same 404. Each message is stored with the AI
 // receptionist's job (conversation_ai_reply, job key conversation_ai:<message id>) in one
-// transaction (app_hidden.chat_start, chat_post; migration 202-…): answered once, crash or not.
+// transaction (app_hidden.chat_start, chat_post): answered once, crash or not.
 // CORS answers the widget's allowed_origins only. New chats are limited per client address,
 // messages per conversation and minute (429 rate_limited).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import { corsForOrigins } from '../http/cors.ts';
 import { ApiError, badRequest, notFound } from '../platform/errors.ts';

@@ -1,13 +1,18 @@
 // Messages from outside, as the operator simulates them (`svc admin inbound sms|email`,
 // operator-cli.md) and as the Delivery issue's provider webhooks will hand them over: one owner
-// transaction each (app_private.conversations_inbound_*, migration 701-…), which also queues
+// transaction each (app_private.conversations_inbound_*), which also queues
 // the AI's answer or a keyword's.
 import type pg from 'pg';
 import { AdminError, asAdmin } from '../admin/commands.ts';
 import { toE164 } from '../platform/phone.ts';
+import { isAutoReply } from '../delivery/inbound_email.ts';
 
 export interface InboundSms { to?: string; from?: string; body?: string; providerId?: string }
-export interface InboundEmail { to?: string; from?: string; subject?: string; body?: string; inReplyTo?: string; providerId?: string }
+export interface InboundEmail {
+  to?: string; from?: string; subject?: string; body?: string; inReplyTo?: string; providerId?: string;
+  /** `--header "Name: value"`, as many as wanted: what marks an automatic answer (Auto-Submitted, X-Autoreply, Precedence, …) */
+  header?: string[];
+}
 
 function phone(value: string | undefined, flag: string): string {
   const e164 = value === undefined ? undefined : toE164(value);
@@ -28,7 +33,7 @@ export async function inboundSms(pool: pg.Pool, m: InboundSms): Promise<Record<s
   const from = phone(m.from, '--from');
   const body = required(m.body, '--body');
   return asAdmin(async () => (await pool.query(
-    // the delivery area's entry (850-…), the webhook's path: this area's function, then the replied exit
+    // the delivery area's entry (app_hidden.delivery_inbound_sms), the webhook's path: this area's function, then the replied exit
     'select app_hidden.delivery_inbound_sms($1, $2, $3, $4, false) as result', [to, from, body, m.providerId ?? null])).rows[0].result);
 }
 
@@ -49,8 +54,16 @@ export async function inboundEmail(pool: pg.Pool, m: InboundEmail): Promise<Reco
   const to = required(m.to, '--to');
   const from = required(m.from, '--from');
   const body = required(m.body, '--body');
+  const headers = new Map<string, string>();
+  for (const line of m.header ?? []) {
+    const at = line.indexOf(':');
+    if (at < 1 || line.includes('\u0000') || line.length > 1000) throw new AdminError('--header must be "Name: value"');
+    headers.set(line.slice(0, at).trim().toLowerCase(), line.slice(at + 1).trim());
+  }
   return asAdmin(async () => (await pool.query(
-    // the delivery area's entry (851-…): reply+TOKEN addresses too, the same path as its webhook
-    'select app_hidden.delivery_inbound_email($1, $2, $3, $4, $5, $6, false) as result',
-    [to, from, m.subject ?? null, body, m.inReplyTo === undefined ? null : asMessageIdHeader(m.inReplyTo), m.providerId ?? null])).rows[0].result);
+    // the delivery area's entry (app_hidden.delivery_inbound_email): reply+TOKEN addresses too, the same path as its webhook;
+    // the headers name an auto-reply here, its subject in the SQL (email_auto_reply_subject)
+    'select app_hidden.delivery_inbound_email($1, $2, $3, $4, $5, $6, $7) as result',
+    [to, from, m.subject ?? null, body, m.inReplyTo === undefined ? null : asMessageIdHeader(m.inReplyTo), m.providerId ?? null,
+      isAutoReply(headers)])).rows[0].result);
 }

@@ -1,5 +1,6 @@
 // conversations_list (cursor-paged, q over messages and contacts, never chat) and
-// conversations_get (the thread, response_mode). One SQL function each (migration 700-…).
+// conversations_get (the thread, response_mode). One SQL function each, of the same name
+// (app_public.conversations_list, app_public.conversations_get; db/schema/conversations.sql).
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
 import { defineOperation } from '../registry/operation.ts';

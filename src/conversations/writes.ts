@@ -1,6 +1,6 @@
 // A person's writes in the inbox: conversations_reply, conversations_send_sms,
 // conversations_hold, conversations_resume (spec: "Conversation and SMS rules"). The rules are
-// the SQL functions' (migration 702-…); sending goes through the delivery transports once,
+// the SQL functions' (app_public.conversations_*, db/schema/conversations.sql); sending goes through the delivery transports once,
 // inside the call: the local sink stores the message in the call's own transaction, any other
 // transport gets it from here and its answer is recorded before the call answers. Nothing is
 // queued for a retry: after a 5xx the message may have gone (rule 1).

@@ -3,6 +3,7 @@
 // person may make the change (owners and admins only) and keep the spec's rules.
 import type pg from 'pg';
 import { POWERS } from '../auth/scopes.ts';
+import { DOMAIN } from '../admin/commands.ts';
 import { toE164 } from '../platform/phone.ts';
 import { esc } from './html.ts';
 import { chosen, dashboardPage, FormError, oneOf, uuid, uuids, type View } from './pages.ts';
@@ -61,8 +62,6 @@ async function renderOrganization(c: pg.PoolClient, view: View): Promise<string>
 <p><label>Default SMS number <input name="default_sms_number" value="${esc(o.default_sms_number ?? '')}" maxlength="32"></label></p>
 <button type="submit">Save</button></fieldset></form>`;
 }
-
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
 export const teamPages = [
   ...dashboardPage('/dashboard/people', 'People', renderPeople, {

@@ -6,7 +6,7 @@
 // (db/sql.ts) and are either server-produced (the key hash) or validated by zod.
 import pg from 'pg';
 import { createHash } from 'node:crypto';
-import { literal, toQuery, type Sql } from './sql.ts';
+import { literal, sql, toQuery, type Sql } from './sql.ts';
 
 /**
  * How long one request's message (or one statement of a multi-statement handler) may run in
@@ -78,7 +78,7 @@ export function isCheckoutTimeout(e: unknown): boolean {
 }
 
 /** A connection from the pool, or PoolBusy once the checkout timeout has passed. */
-export async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
+async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
   try {
     return await pool.connect();
   } catch (e) {
@@ -196,21 +196,6 @@ export async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Authenticate, authorize and run one statement: one round trip. */
-export async function runStatement(
-  pool: pg.Pool,
-  keyHash: Buffer,
-  req: Requirement,
-  statement: Sql | undefined,
-): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
-  const client = await checkout(pool);
-  try {
-    return await retryingConflicts(() => statementOn(client, keyHash, req, statement));
-  } finally {
-    releaseClient(client);
-  }
-}
-
 // Connections a step found unusable (no answer from the server): destroyed, not pooled again.
 const unusable = new WeakSet<pg.ClientBase>();
 
@@ -219,18 +204,8 @@ const unusable = new WeakSet<pg.ClientBase>();
  * unusable, or when the caller cannot vouch for its session state (an idempotent call that may
  * still hold its key's advisory lock).
  */
-export function releaseClient(client: pg.PoolClient, destroy = false): void {
+function releaseClient(client: pg.PoolClient, destroy = false): void {
   client.release(destroy || unusable.has(client));
-}
-
-/** runStatement on a connection the caller checked out (conflicts retried likewise). */
-export function runStatementOn(
-  client: pg.ClientBase,
-  keyHash: Buffer,
-  req: Requirement,
-  statement: Sql,
-): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
-  return retryingConflicts(() => statementOn(client, keyHash, req, statement));
 }
 
 /** runStatement on a connection the caller checked out. */
@@ -281,13 +256,146 @@ async function preparedRun<T>(client: pg.ClientBase, run: () => Promise<T>): Pro
  * message, which is one transaction. The values travel as EXECUTE's arguments through literal(),
  * as on statementOn's path.
  */
-export async function publicStatementOn(client: pg.ClientBase, text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
+async function publicStatementOn(client: pg.ClientBase, text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
   const name = statementName(text);
   return preparedRun(client, async () => {
     await ensurePrepared(client, name, text);
     const results = (await client.query(`set local role svc_request; ${execute(name, values)}`)) as unknown as Results;
     return results[1]!.rows;
   });
+}
+
+// Public endpoints (a form post, a provider's webhook): no credential and no claims, as the
+// request role, which may call only the definer functions granted to it for this.
+
+/** Runs `text` in its own transaction as svc_request; the rows. Nothing is committed when it throws. */
+export async function publicStatement<T = Record<string, unknown>>(pool: pg.Pool, text: string, values: unknown[]): Promise<T[]> {
+  const client = await checkout(pool);
+  let broken = false;
+  try {
+    await client.query('begin');
+    await client.query('set local role svc_request');
+    const { rows } = await client.query(text, values);
+    await client.query('commit');
+    return rows as T[];
+  } catch (e) {
+    broken = await client.query('rollback').then(() => false, () => true);
+    throw e;
+  } finally {
+    releaseClient(client, broken);
+  }
+}
+
+/**
+ * publicStatement in one round trip instead of four (begin, role, statement, commit): the
+ * statement prepared once per connection (publicStatementOn). For a page called at a provider's
+ * rate (the SMS webhooks).
+ */
+export async function publicCall<T = Record<string, unknown>>(pool: pg.Pool, text: string, values: unknown[]): Promise<T[]> {
+  const client = await checkout(pool);
+  try {
+    return (await publicStatementOn(client, text, values)) as T[];
+  } finally {
+    releaseClient(client);
+  }
+}
+
+/**
+ * An idempotent write's key (app_private.idempotency_keys): taken in the transaction that runs
+ * the write, with the write's answer stored before it commits. `details` is the request's
+ * fingerprint, `at` the time the record is dated by.
+ */
+export interface IdempotencyClaim {
+  operationId: string;
+  key: string;
+  details: string;
+  at: string;
+  successStatus: number;
+}
+
+/** A write's answer, stored under its idempotency key and replayed for a retry. */
+export interface Answer { status: number; body: unknown }
+
+/** The idempotency store could not be reached: the call did not run. */
+export class ClaimStoreUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('the idempotency store cannot be reached', { cause });
+  }
+}
+
+/**
+ * A connection for a claimed write: a saturated pool is PoolBusy like any other call's; a
+ * database that cannot be reached at all is the store being down.
+ */
+async function checkoutForClaim(pool: pg.Pool): Promise<pg.PoolClient> {
+  return checkout(pool).catch((e: unknown) => { throw e instanceof PoolBusy ? e : new ClaimStoreUnavailable(e); });
+}
+
+/** app_hidden.idempotency_claim: takes the key's lock and returns its stored answer, if any. */
+function claimStatement(c: IdempotencyClaim): Sql {
+  return sql`select response_status, response_body
+    from app_hidden.idempotency_claim(${c.operationId}::text, ${c.key}::text, ${c.details}::text, ${c.at}::timestamptz)`;
+}
+
+/** app_hidden.idempotency_record: stores the write's answer under the claimed key. */
+function recordStatement(c: IdempotencyClaim, body: unknown): Sql {
+  return sql`select app_hidden.idempotency_record(${c.operationId}::text, ${c.key}::text, ${c.details}::text,
+    ${c.at}::timestamptz, ${c.successStatus}::int, ${JSON.stringify(body ?? null)}::jsonb)`;
+}
+
+/**
+ * The claim, the write and the storing of its answer as one statement (one implicit
+ * transaction). The write is a scalar sub-select in a CASE: PostgreSQL runs it only when the CASE
+ * takes that branch, that is when the key had no answer; a stored answer is replayed without it.
+ * Each CTE is materialized so nothing runs twice.
+ */
+function claimWriteRecord(c: IdempotencyClaim, statement: Sql): Sql {
+  return sql`with c as materialized (${claimStatement(c)}
+    ), w as materialized (
+      select case when (select c.response_status from c) is null then (${statement})::jsonb end as result
+    ), r as materialized (
+      select app_hidden.idempotency_record(${c.operationId}::text, ${c.key}::text, ${c.details}::text,
+               ${c.at}::timestamptz, ${c.successStatus}::int, w.result)
+        from w where (select c.response_status from c) is null
+    )
+    select coalesce(c.response_status, ${c.successStatus}::int) as status,
+           case when c.response_status is null then (select w.result from w) else c.response_body end as body,
+           (select count(*) from r) as recorded
+      from c`;
+}
+
+/**
+ * Authenticate, authorize and run one statement: one round trip. With a claim, the statement
+ * is a write answering one row whose `result` column is its whole answer, run with the claim
+ * and the storing of that answer in the same statement; the rows are then one `{status, body}`:
+ * the write's, or the answer stored by the first call with that key.
+ */
+export async function runStatement(
+  pool: pg.Pool,
+  keyHash: Buffer,
+  req: Requirement,
+  statement: Sql | undefined,
+  claim?: IdempotencyClaim,
+): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
+  if (!claim) {
+    const client = await checkout(pool);
+    try {
+      return await retryingConflicts(() => statementOn(client, keyHash, req, statement));
+    } finally {
+      releaseClient(client);
+    }
+  }
+  const client = await checkoutForClaim(pool);
+  try {
+    return await retryingConflicts(() => statementOn(client, keyHash, req, claimWriteRecord(claim, statement!)));
+  } catch (e) {
+    // Refusals (SV… codes) and the database's own errors pass; without an answer from the
+    // server the statement may or may not have committed.
+    if (typeof (e as { code?: unknown })?.code === 'string') throw e;
+    throw new CommitOutcomeUnknown(e);
+  } finally {
+    releaseClient(client);
+  }
 }
 
 /** The connection failed while committing: whether the transaction took effect is unknown. */
@@ -297,34 +405,62 @@ export class CommitOutcomeUnknown extends Error {
   }
 }
 
-/** Authenticate and authorize, then hand a transaction to a multi-statement handler. */
+type Body<T> = (tx: Tx, claims: Claims, first: Record<string, unknown>[]) => Promise<T>;
+
 /**
  * Authenticate and authorize, then hand a transaction to a multi-statement handler. A `first`
- * statement runs (prepared) in the message that opens the transaction, and the handler gets
- * its rows: one round trip fewer for a handler that always starts with it.
+ * statement runs (prepared) in the message that opens the transaction, and the handler gets its
+ * rows: one round trip fewer for a handler that always starts with it.
+ *
+ * With a `claim`, the message that opens the transaction takes the idempotency key
+ * (app_hidden.idempotency_claim, which raises the 409 that applies, idempotency_in_progress for
+ * a call still running); a key already answered returns the stored answer without running the
+ * handler, otherwise the handler's answer is stored (app_hidden.idempotency_record) and commits
+ * with the write. A refused or failed write rolls back with its claim, so the key stays free.
  */
+export function runTransaction<T>(pool: pg.Pool, keyHash: Buffer, req: Requirement, body: Body<T>, opts?: { first?: Sql }): Promise<T>;
+export function runTransaction<T>(pool: pg.Pool, keyHash: Buffer, req: Requirement, body: Body<T>, opts: { claim: IdempotencyClaim }): Promise<Answer>;
 export async function runTransaction<T>(
   pool: pg.Pool,
   keyHash: Buffer,
   req: Requirement,
-  body: (tx: Tx, claims: Claims, first: Record<string, unknown>[]) => Promise<T>,
-  first?: Sql,
-): Promise<T> {
-  const client = await checkout(pool);
+  body: Body<T>,
+  opts: { first?: Sql; claim?: IdempotencyClaim } = {},
+): Promise<T | Answer> {
+  const { claim } = opts;
+  if (!claim) {
+    const client = await checkout(pool);
+    try {
+      // the handler only queries through tx, so running it again repeats nothing outside the database
+      return await retryingConflicts(() => transactionOn(client, keyHash, req, body, opts.first));
+    } finally {
+      releaseClient(client);
+    }
+  }
+  const client = await checkoutForClaim(pool);
+  let claimed = false;
   try {
-    // the handler only queries through tx, so running it again repeats nothing outside the database
-    return await retryingConflicts(() => transactionOn(client, keyHash, req, body, first));
+    return await transactionOn(client, keyHash, req, async (tx, claims, [stored]) => {
+      claimed = true;
+      if (stored!.response_status != null) return { status: Number(stored!.response_status), body: stored!.response_body };
+      const answer = await body(tx, claims, []);
+      await tx.execute(recordStatement(claim, answer));
+      return { status: claim.successStatus, body: answer };
+    }, claimStatement(claim));
+  } catch (e) {
+    // Refusals (SV… codes) pass; the claim failing otherwise is the store being down.
+    if (claimed || /^SV/.test((e as { code?: string })?.code ?? '')) throw e;
+    throw new ClaimStoreUnavailable(e);
   } finally {
     releaseClient(client);
   }
 }
 
-/** runTransaction on a connection the caller checked out (an idempotent call: src/platform/idempotency.ts). */
-export async function transactionOn<T>(
+async function transactionOn<T>(
   client: pg.ClientBase,
   keyHash: Buffer,
   req: Requirement,
-  body: (tx: Tx, claims: Claims, first: Record<string, unknown>[]) => Promise<T>,
+  body: Body<T>,
   first?: Sql,
 ): Promise<T> {
   return inTransaction(client, async () => {

@@ -12,7 +12,7 @@
 //     each recorded once by its id (app_hidden.delivery_record_event).
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { z } from 'zod';
-import { publicCall } from '../db/public.ts';
+import { publicCall } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';
@@ -34,16 +34,18 @@ const addresses = (a: AddressObject | AddressObject[] | undefined): string[] =>
   (Array.isArray(a) ? a : a ? [a] : []).flatMap((o) => o.value.map((v) => v.address ?? '')).filter(Boolean);
 
 /**
- * Whether a message is an automatic answer (RFC 3834 Auto-Submitted other than "no", the
- * headers vacation responders and Exchange set, or an out-of-office subject): recorded, never a reply.
+ * Whether a message's headers mark it an automatic answer: RFC 3834 Auto-Submitted other than
+ * "no", the X-Autoreply / X-Autorespond that vacation responders set, Exchange's
+ * X-Auto-Response-Suppress: All, Precedence auto_reply, bulk or junk. Recorded, never a reply.
+ * The subject (Automatic reply, Out of Office, Abwesenheitsnotiz, …) is read by the SQL on every
+ * path (app_private.email_auto_reply_subject), for messages that carry none of these.
  */
-export function isAutoReply(headers: ParsedMail['headers'], subject: string | undefined): boolean {
+export function isAutoReply(headers: Pick<ParsedMail['headers'], 'get' | 'has'>): boolean {
   const h = (name: string) => String(headers.get(name) ?? '').trim().toLowerCase();
   const auto = h('auto-submitted');
   if (auto && auto !== 'no') return true;
   if (headers.has('x-autoreply') || headers.has('x-autorespond') || h('x-auto-response-suppress').includes('all')) return true;
-  if (['auto_reply', 'auto-reply'].includes(h('precedence'))) return true;
-  return /^\s*(out of (the )?office|automatic reply|auto(matic)?[- ]?reply|autoreply|abwesenheitsnotiz|r[ée]ponse automatique)\b/i.test(subject ?? '');
+  return ['auto_reply', 'auto-reply', 'bulk', 'junk'].includes(h('precedence'));
 }
 
 /**
@@ -67,7 +69,7 @@ export function emailFacts(mail: ParsedMail, envelope: { to?: string; from?: str
     body: clean(text || '(no text)').slice(0, 20000),
     inReplyTo: clean(inReplyTo?.slice(0, 1000) ?? null),
     providerId: clean(mail.messageId?.slice(0, 200) ?? null),
-    autoReply: isAutoReply(mail.headers, mail.subject),
+    autoReply: isAutoReply(mail.headers),
   };
 }
 

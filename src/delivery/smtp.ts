@@ -7,9 +7,11 @@
 // backoff, then thrown for the job to retry later; a permanent one (5xx) is a
 // PermanentDeliveryError: the message fails with the server's reason and is never retried.
 import nodemailer from 'nodemailer';
-import type { Transport } from './transport.ts';
+import type { OutgoingMessage, Transport } from './transport.ts';
 import { PermanentDeliveryError } from './transport.ts';
 import { emailEnvelopeHeaders, htmlToText } from './email_headers.ts';
+import { serially } from '../db/serial.ts';
+import type pg from 'pg';
 
 export interface SmtpOptions {
   /** The waits before each retry of a temporary refusal within one delivery (ms). */
@@ -39,11 +41,13 @@ export function smtpTransport(url: string, options: SmtpOptions = {}): Transport
   return {
     name: 'smtp',
     close: () => mailer.close(),
-    async send(m) {
+    async send(m, tx) {
       const { messageId, headers } = emailEnvelopeHeaders(m);
       const html = m.meta?.html === true;
+      const name = await fromName(m, tx);
       const mail = {
-        from: m.sender ?? undefined,
+        // an address object: nodemailer quotes and encodes the name (commas, quotes, non-ASCII)
+        from: m.sender ? (name ? { name, address: m.sender } : m.sender) : undefined,
         to: m.recipient,
         subject: m.subject ?? '',
         ...(html ? { html: m.body, text: htmlToText(m.body) } : { text: m.body }),
@@ -66,4 +70,27 @@ export function smtpTransport(url: string, options: SmtpOptions = {}): Transport
       }
     },
   };
+}
+
+/** How long an organization's name is reused for its messages before it is asked again. */
+const NAME_TTL_MS = 30_000;
+const orgNames = new Map<string, { name: string | null; at: number }>();
+
+/**
+ * The display name of a message's From (app_private.email_from_name): `meta.from_name` when it
+ * was built with one; a person's reply in a conversation, `<person>, <organization>`, asked each
+ * time; anything else the organization's name, kept a short while per organization so a batch
+ * of a broadcast asks once. Without a transaction (a bare transport), none.
+ */
+async function fromName(m: OutgoingMessage, tx: pg.ClientBase | undefined): Promise<string | null> {
+  if (typeof m.meta?.from_name === 'string') return m.meta.from_name || null;
+  if (!tx) return null;
+  const personal = typeof m.meta?.conversation_id === 'string';
+  const kept = personal ? undefined : orgNames.get(m.organization_id);
+  if (kept && Date.now() - kept.at < NAME_TTL_MS) return kept.name;
+  const { rows: [row] } = await serially<{ name: string | null }>(tx, 'select app_private.email_from_name($1, $2) as name',
+    [m.organization_id, m.id]);
+  const name = row?.name?.trim() || null;
+  if (!personal) orgNames.set(m.organization_id, { name, at: Date.now() });
+  return name;
 }

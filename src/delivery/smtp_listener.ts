@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { publicCall } from '../db/public.ts';
+import { publicCall } from '../db/request.ts';
 import { log } from '../log.ts';
 import { toApiError } from '../platform/errors.ts';
 import { messageIdOfReplyAddress } from './email_headers.ts';

@@ -11,7 +11,7 @@
 //                                 (MessageSid, MessageStatus)
 import type { Request } from 'express';
 import { z } from 'zod';
-import { publicCall } from '../db/public.ts';
+import { publicCall } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import { log } from '../log.ts';
 import { ApiError, fromZod } from '../platform/errors.ts';

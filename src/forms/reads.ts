@@ -1,5 +1,5 @@
-// forms_list, forms_get and forms_list_submissions: one SQL function each
-// (migration 000015, part 741-forms-reads.sql), read as the caller so the forms' reach policies
+// forms_list, forms_get and forms_list_submissions: one SQL function each, of the same name
+// (app_public.forms_*, db/schema/forms.sql), read as the caller so the forms' reach policies
 // decide what a credential sees.
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';

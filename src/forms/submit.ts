@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { AdminError } from '../admin/commands.ts';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { ApiError, badRequest, notFound } from '../platform/errors.ts';
 import { toE164 } from '../platform/phone.ts';
 import type { FIELD_TYPES } from './schemas.ts';

@@ -3,7 +3,7 @@
 // out of the schema (exposure.ts). The rule for an entry: GraphQL may show only what REST
 // already shows the credentials that may use GraphQL (organization-wide, every field; see
 // app_hidden.authorize_internal_graphql). A table's primary key and the keys that join it to
-// other listed tables count as shown when REST shows the row. test/platform/graphql-access.test.ts
+// other listed tables count as shown when REST shows the row. test/graphql/graphql-access.test.ts
 // reads every listed column of every row through GraphQL and through REST, and fails on a
 // table that has no REST mirror there: an area declares its tables in its Area (`graphql.tables`)
 // and its mirror there.

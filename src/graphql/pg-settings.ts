@@ -2,7 +2,7 @@
 // svc.* settings exactly as app_hidden.authenticate set them and answered them (`settings`).
 // Policies read these settings and nothing else, so a GraphQL operation sees exactly the rows a
 // REST call with the same key sees; a claim authenticate starts setting comes along unasked
-// (test/platform/graphql.test.ts checks the copy for every kind of key).
+// (test/graphql/graphql.test.ts checks the copy for every kind of key).
 import type { ClaimSettings, Claims } from '../db/request.ts';
 
 export type PgSettings = { role: 'svc_request' } & ClaimSettings;

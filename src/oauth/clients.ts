@@ -6,7 +6,7 @@ import https from 'node:https';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { AddressRefused, checkedAddresses, pinnedLookup } from '../platform/addresses.ts';
 
 export class OAuthError extends Error {

@@ -4,15 +4,14 @@
 // never as the API's envelope.
 import type { Request, Response } from 'express';
 import type pg from 'pg';
-import { SCOPES } from '../auth/scopes.ts';
+import { ALL_SCOPES, SCOPES, type Scope } from '../auth/scopes.ts';
 import type { Config } from '../config.ts';
-import { publicStatement } from '../db/public.ts';
+import { publicStatement } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import type { PageDeps, PublicPage } from '../registry/area.ts';
 import { ApiError, toApiError } from '../platform/errors.ts';
 import { LOOPBACK_HOSTS, OAuthError, checkRedirectUri, onlyLoopbackRedirects, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
 import { OAUTH_PATHS, authorizationServerMetadata, canonicalResource, protectedResourceMetadata } from './metadata.ts';
-import { grantableScopes, type Person } from './scopes.ts';
 import { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS, newAccessToken, newCode, newRefreshToken, s256, sha256 } from './secrets.ts';
 import { oauthAccessHash, resourceOf } from '../auth/oauth.ts';
 import { page, sendPage as sendDashboardPage } from '../dashboard/html.ts';
@@ -101,9 +100,31 @@ function redirectTo(res: Response, config: Config, redirectUri: string, params: 
   res.set('Cache-Control', 'no-store').redirect(303, url.href);
 }
 
+/** The person about to approve a client (app_hidden.oauth_person). */
+interface Person {
+  organization_id: string;
+  person_id: string;
+  organization_name: string;
+  role: 'owner' | 'admin' | 'manager' | 'member';
+  powers: string[];
+  sms_enabled: boolean;
+}
+
 async function person(pool: pg.Pool, organizationId: string, personId: string): Promise<Person | null> {
   const [row] = await publicStatement<{ p: Person | null }>(pool, 'select app_hidden.oauth_person($1::uuid, $2::uuid) as p', [organizationId, personId]);
   return row?.p ?? null;
+}
+
+/**
+ * The scopes a person may grant now, decided by the same rule as every request's
+ * (app_hidden.oauth_grantable_scopes over the catalog's operations' requirements).
+ */
+async function grantableScopes(pool: pg.Pool, p: Person, operations: Deps['operations']): Promise<Scope[]> {
+  const requirements = operations.map((op) => ({ scope: op.scope, member_access: op.memberAccess, manager_power: op.managerPower }));
+  const [row] = await publicStatement<{ scopes: string[] }>(pool,
+    'select app_hidden.oauth_grantable_scopes($1::uuid, $2::uuid, $3::jsonb) as scopes',
+    [p.organization_id, p.person_id, JSON.stringify(requirements)]);
+  return ALL_SCOPES.filter((s) => row?.scopes.includes(s));
 }
 
 const authorizeGet = async (req: Request, res: Response, { pool, config, operations }: Deps): Promise<void> => {
@@ -147,7 +168,7 @@ const authorizeGet = async (req: Request, res: Response, { pool, config, operati
   if (!who) return;
   const p = await person(pool, who.organization_id, who.person_id);
   if (!p) return fail('access_denied', 'This person may not connect agents now');
-  const scopes = grantableScopes(p, operations).filter((s) => requested.includes(s));
+  const scopes = (await grantableScopes(pool, p, operations)).filter((s) => requested.includes(s));
   if (scopes.length === 0) return fail('invalid_scope', 'None of the requested scopes is one this person may grant');
   const [row] = await publicStatement<{ id: string }>(pool,
     'select app_hidden.oauth_begin($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8::text[]) as id',

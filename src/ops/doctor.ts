@@ -22,7 +22,7 @@ export interface Finding {
 /** The oldest PostgreSQL the migrations are written for. */
 export const MIN_SERVER_VERSION = 150000;
 
-/** The roles migration 000001 creates (svc_owner owns, svc_login connects, the rest are set per transaction). */
+/** The roles the migrations create (svc_owner owns, svc_login connects, the rest are set per transaction). */
 export const ROLES = ['svc_owner', 'svc_login', 'svc_request', 'svc_worker', 'svc_analyst'] as const;
 
 /** How long a transport may take to answer before it counts as unreachable. */

@@ -1,7 +1,8 @@
 // Prometheus metrics (prom-client), served at /metrics when SVC_METRICS_TOKEN is set
 // (docs/operating.md lists every series). Requests are counted as they finish; database pools
 // are read at scrape time from the pools themselves; background jobs and outgoing messages are
-// counted in the database at scrape time, by two definer functions (migrations, 500-ops-metrics)
+// counted in the database at scrape time, by two definer functions (app_hidden.ops_message_counts,
+// app_hidden.ops_job_counts)
 // that svc_worker may call, so every process's work shows wherever the scrape lands.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';

@@ -1,6 +1,6 @@
 // The one error envelope (spec: Errors) and the one place that maps database errors to it.
 import type { ZodError } from 'zod';
-import { isCheckoutTimeout } from '../db/request.ts';
+import { ClaimStoreUnavailable, isCheckoutTimeout } from '../db/request.ts';
 
 export interface Envelope {
   statusCode: number;
@@ -126,5 +126,9 @@ export const internalError = () => new ApiError(500, 'internal_error', 'Somethin
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   if (isCheckoutTimeout(e)) return busy();
+  if (e instanceof ClaimStoreUnavailable) {
+    return new ApiError(503, 'idempotency_unavailable',
+      'The idempotency store cannot be reached; the call did not run. Retry later with the same key');
+  }
   return fromDatabase(e) ?? internalError();
 }

@@ -20,8 +20,25 @@ export function demoFixture(): Record<string, unknown> {
   return demo;
 }
 
-export function seedDemo(pool: pg.Pool): Promise<Applied> {
-  return adminApply(pool, demoFixture(), AREAS);
+export async function seedDemo(pool: pg.Pool): Promise<Applied> {
+  return adminApply(pool, await withoutHeldIdentifiers(pool, demoFixture()), AREAS);
+}
+
+/**
+ * A domain or number belongs to one organization (app_private.inbound_claims): a second demo
+ * organization goes without the ones the first holds (`svc admin org move` moves them).
+ */
+async function withoutHeldIdentifiers(pool: pg.Pool, demo: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { rows } = await pool.query<{ identifier: string }>(`select identifier from app_private.inbound_claims`);
+  const held = new Set(rows.map((r) => r.identifier));
+  if (!held.size) return demo;
+  type Org = { sending_email_domain?: string | null; default_sms_number?: string | null };
+  const org = { ...(demo.organization as Org) };
+  if (org.sending_email_domain && held.has(org.sending_email_domain.toLowerCase())) org.sending_email_domain = null;
+  if (org.default_sms_number && held.has(org.default_sms_number)) org.default_sms_number = null;
+  const locations = (demo.locations as { sms_number?: string | null }[] | undefined)?.map((l) =>
+    (l.sms_number && held.has(l.sms_number) ? { ...l, sms_number: null } : l));
+  return { ...demo, organization: org, ...(locations ? { locations } : {}) };
 }
 
 /** Seeds only when no organization exists yet; returns what it created, if anything. */

@@ -1,7 +1,7 @@
 // Writing sequences: create, read, update, activate, pause, resume, duplicate, and the discovery
-// operations an agent authors from. Each runs one SQL function (migrations:
-// 210-sequences-authoring.sql, app_public.sequences_*), which checks the definition and the
-// credential's reach; the transitions move the enrollments in the same transaction.
+// operations an agent authors from. Each runs one SQL function (app_public.sequences_*, with
+// the app_hidden.sequence_check_* helpers; db/schema/sequences.sql), which checks the definition
+// and the credential's reach; the transitions move the enrollments in the same transaction.
 import { z } from 'zod';
 import { sql, type Sql } from '../db/sql.ts';
 import { defineOperation, type AnyOperation } from '../registry/operation.ts';

@@ -1,7 +1,7 @@
 // Reading enrollments: a sequence's and a contact's lists, one enrollment with its step runs and
 // events, cancelling one, and a sequence's analytics. Each runs one SQL function
-// (migrations: 410-sequences-enrollment-reads.sql) under the caller's policies: an enrollment is
-// visible with its sequence and its contact.
+// of the same name (app_public.sequences_list_enrollments, …; db/schema/sequences.sql) under the
+// caller's policies: an enrollment is visible with its sequence and its contact.
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { sql } from '../db/sql.ts';
@@ -36,7 +36,7 @@ const StepRun = z.object({
 });
 
 export const EnrollmentEventType = z.enum(['enrolled', 'sent', 'delivered', 'bounced', 'opened', 'clicked', 'replied',
-  'skipped', 'failed', 'unknown', 'paused', 'resumed', 'completed', 'cancelled']);
+  'auto_replied', 'skipped', 'failed', 'unknown', 'paused', 'resumed', 'completed', 'cancelled']);
 
 const EnrollmentEvent = z.object({
   type: EnrollmentEventType,

@@ -2,7 +2,7 @@
 // the discovery answers (docs/sequences-authoring.md). zod checks the structure and the limits
 // so REST, OpenAPI and MCP name them; the database decides what depends on data (trigger and exit
 // types are rows, custom fields, stages, audiences, send schedules, the steps enrollments stand on)
-// and checks everything again (migrations: 210-sequences-authoring.sql).
+// and checks everything again (app_hidden.sequence_check_*, db/schema/sequences.sql).
 import { z } from 'zod';
 import { RULE_OPS } from '../audiences/schemas.ts';
 import { timestamp, uuid } from '../platform/schemas.ts';

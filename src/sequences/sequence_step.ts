@@ -18,7 +18,7 @@
 //
 // A job runs its own step together with up to TAKEN_PER_JOB other due steps it takes off the queue
 // (app_private.sequence_steps_take): one claim for all of them (app_private.sequence_steps_claim,
-// the per-message claim's rules set-based, migration 000024), the messages handed to the
+// the per-message claim's rules set-based), the messages handed to the
 // transports at once, one record of the answers (app_private.sequence_steps_record). A burst of
 // enrollments then costs two statements and one job's queue bookkeeping per batch. Should the
 // batch's claim fail (nothing is then claimed), its steps run one by one as above; a taken step

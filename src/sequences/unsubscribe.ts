@@ -1,30 +1,18 @@
 // The one-click unsubscribe page of sequence email (RFC 8058), outside /api/v1 and with no
 // sign-in: the token in the URL is the authority (random, 244 bits; only its SHA-256 is stored,
-// migration 000014, its part 330-sequences-engine-unsubscribe.sql). GET shows a confirmation page and
+// app_private.unsubscribe_tokens; app_hidden.unsubscribe_lookup). GET shows a confirmation page and
 // changes nothing (mail scanners follow links); POST, from that page's button or from the mail
 // client's one-click `List-Unsubscribe=One-Click`, suppresses the address for email and cancels
 // its email sequences. Both answer 404 for a token that is not one.
 import type pg from 'pg';
-import { checkout, releaseClient } from '../db/request.ts';
+import { publicStatement } from '../db/request.ts';
 import type { PublicPage } from '../registry/area.ts';
 
 interface Shown { organization: string; email: string; unsubscribed: boolean }
 
 async function call(pool: pg.Pool, fn: 'unsubscribe_lookup' | 'unsubscribe_confirm', token: string): Promise<Shown | null> {
-  const client = await checkout(pool);
-  let broken = false;
-  try {
-    await client.query('begin');
-    await client.query('set local role svc_request');
-    const { rows: [row] } = await client.query<{ result: Shown | null }>(`select app_hidden.${fn}($1::text) as result`, [token]);
-    await client.query('commit');
-    return row?.result ?? null;
-  } catch (e) {
-    broken = await client.query('rollback').then(() => false, () => true);
-    throw e;
-  } finally {
-    releaseClient(client, broken);
-  }
+  const [row] = await publicStatement<{ result: Shown | null }>(pool, `select app_hidden.${fn}($1::text) as result`, [token]);
+  return row?.result ?? null;
 }
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

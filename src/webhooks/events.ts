@@ -1,5 +1,6 @@
 // The events an integration may subscribe to (the spec's automation-platform integration), each
-// produced by a trigger on the table it describes (migration 000016, part `100-webhooks.sql`).
+// produced by a trigger on the table it describes (the `_900_webhooks*` triggers, which call
+// app_private.webhook_emit; db/schema/webhooks.sql).
 export const WEBHOOK_EVENTS = [
   'contact.created', 'contact.updated', 'enrollment.completed', 'appointment.booked', 'appointment.cancelled',
   'message.received', 'form.submitted',

@@ -63,8 +63,8 @@ test.serial('omitted team member: the first free eligible one, oldest first; a M
   // cleaning: not the manager; Sam is busy, so Nia
   const third = await book(app, acme.keys.owner_personal, { location_id: acme.ids.north, offering_id: acme.ids.cleaning, contact_id: acme.ids.dee, ...half(at) });
   t.is(third.body.team_member_id, teamMember(acme, 'nia'));
-  // everyone who may is busy: slot_taken, nothing written
-  await refused(t, 409, 'slot_taken', acme.keys.owner_personal, { location_id: acme.ids.north, offering_id: acme.ids.checkup,
+  // none named and everyone who may is busy: no_team_member_available, nothing written
+  await refused(t, 409, 'no_team_member_available', acme.keys.owner_personal, { location_id: acme.ids.north, offering_id: acme.ids.checkup,
     contact_id: acme.ids.dee, start_time: at, end_time: plus(at, 60) });
   // a MEMBER without team_member_id: itself
   const own = await book(app, acme.keys.sam_personal, { location_id: acme.ids.north, offering_id: acme.ids.cleaning, contact_id: acme.ids.ann,
@@ -234,7 +234,8 @@ test.serial('409 slot_taken: another booking, a team member\'s block, a location
   await refused(t, 409, 'slot_taken', k, { ...northCleaning(acme), ...half('2030-03-06T15:00:00Z') });
   // the holiday closes North on Fri 8 Mar, for everyone
   await refused(t, 409, 'slot_taken', k, { ...northCleaning(acme), ...half('2030-03-08T15:00:00Z') });
-  await refused(t, 409, 'slot_taken', k, { ...northCleaning(acme, 0, { team_member_id: undefined }), ...half('2030-03-08T15:00:00Z') });
+  // none named, and the holiday keeps every eligible team member off: no team member is available
+  await refused(t, 409, 'no_team_member_available', k, { ...northCleaning(acme, 0, { team_member_id: undefined }), ...half('2030-03-08T15:00:00Z') });
   // Nia's weekly series on Mon 11 Mar, 10:00 New York (14:00Z after the DST change)
   await refused(t, 409, 'slot_taken', k, { ...northCleaning(acme, 0, { team_member_id: teamMember(acme, 'nia'), contact_id: acme.ids.dee }),
     ...half('2030-03-11T14:00:00Z') });
@@ -247,7 +248,7 @@ test.serial('409 slot_taken: another booking, a team member\'s block, a location
 });
 
 test.serial('422: an organization key whose creator has left the organization cannot book; nothing written', async (t) => {
-  // Leaving revokes the creator's keys (000001, tg_people__revoke_keys); the booking function
+  // Leaving revokes the creator's keys (app_private.tg_people__revoke_keys); the booking function
   // checks again on its own, which is what is tested here: Lee leaves and the key stays live.
   await app.db.owner.query(`update app_public.people set active = false where organization_id = $1 and email = 'lee@acme.example'`, [org()]);
   await app.db.owner.query(`update app_private.api_keys set revoked_at = null where organization_id = $1 and id = $2`, [org(), acme.key_ids.leaver_key]);

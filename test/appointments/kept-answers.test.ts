@@ -1,4 +1,4 @@
-// Kept availability answers (migration 000026; docs/appointments-booking.md, "Kept answers"): an
+// Kept availability answers (app_private.availability_answers; docs/appointments-booking.md, "Kept answers"): an
 // answer is served again until a change it read commits, never one computed under a snapshot
 // that missed a change, never to a caller who cannot reach its location, and the prune drops
 // only what no live answer needs.

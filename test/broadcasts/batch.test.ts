@@ -1,12 +1,12 @@
-// A run's batches claimed and recorded set-based (migration 000016, part `310-broadcasts-batch-claim.sql`)
+// A run's batches claimed and recorded set-based (app_private.broadcast_claim_batch and _record_batch)
 // apply every rule of the sequences engine's per-message claim and record: each one tested here in
 // the batch path. The send-time refusals (missing_address, suppressed, opted_out, no_consent) and
 // the sink are in runs.test.ts; here: the rendering is the per-message one's, a provider
 // transport's answers (sent, failed, the provider's id), the cases the per-message claim still
 // decides (an exit condition, a step run already there, a wait, a step removed), the next step of
 // a broadcast with more than one, edges, a cancel while a live sender holds its batch, and the
-// pipeline (the next batch claimed while one is out, migration 000024, and only prepared until the
-// one out is recorded, migration 000031: released and claimed again when its sender died).
+// pipeline (the next batch claimed while one is out, and only prepared until the one out is
+// recorded: released and claimed again when its sender died).
 import test from 'ava';
 import type pg from 'pg';
 import type { TestApp } from '../helpers/app.ts';

@@ -3,11 +3,11 @@
 // path is held to the spec's reach rule evaluated by the owner over the rows (the organization, the
 // credential's locations, its own clients at the own-records level), and to what the policies let
 // the same credential select:
-// 1. the unfiltered total from app_private.contact_counts (migration 000023), for every kind of
+// 1. the unfiltered total from app_private.contact_counts, for every kind of
 //    credential, as contacts are added, deleted and moved between locations;
-// 2. q searches through both of contacts_matching's ways (the organization's own rows, migration
-//    000029, and the rarest trigram pieces, 000008/000030), each forced by the shares and the table's
-//    statistics, and contacts_search's generic plans (000028) shared by every credential on one
+// 2. q searches through both of contacts_matching's ways (the organization's own rows,
+//    and the rarest trigram pieces, app_hidden.search_rarest_share), each forced by the shares and
+//    the table's statistics, and contacts_search's generic plans shared by every credential on one
 //    connection;
 // 3. the renderer app_hidden.contacts_json, which reads stage, tags, locations and suppression as the
 //    owner: locations only in reach, nothing of another organization (an address suppressed there, a
@@ -160,7 +160,7 @@ async function move(id: string, from: string[], to: string[]) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 1. The kept count (migration 000023)
+// 1. The kept count (app_private.contact_counts)
 // ---------------------------------------------------------------------------------------------
 
 test.serial('the unfiltered total is each credential\'s own reach, never the organization\'s count, through additions, deletions and moves', async (t) => {
@@ -221,7 +221,7 @@ test.serial('the unfiltered total is each credential\'s own reach, never the org
 });
 
 // ---------------------------------------------------------------------------------------------
-// 2. q through the organization's own rows and through the rarest pieces (000028–000030)
+// 2. q through the organization's own rows and through the rarest pieces (app_hidden.contacts_matching)
 // ---------------------------------------------------------------------------------------------
 
 // Pieces shared by both organizations (B's fixture has the same people), phone-like and short ones,
@@ -240,7 +240,7 @@ async function shares(share: number) {
     on conflict (trigram) do update set share = excluded.share`, [[...new Set(QUERIES.flatMap(piecesOf))], share]);
 }
 
-/** Whether contacts_matching takes the organization's own rows for q (its test, migration 000029). */
+/** Whether contacts_matching takes the organization's own rows for q (its test). */
 async function ownRows(org: Applied, q: string): Promise<boolean> {
   const { rows: [r] } = await owner(`select (select reltuples from pg_class where oid = 'app_public.contacts'::regclass) as everyone,
       (select coalesce(sum(n), 0) from app_private.contact_counts where organization_id = $1)::float8 as own,

@@ -1,11 +1,11 @@
-// contacts_search by q through the rarest pieces of q (migration 000008): the trigram index is
+// contacts_search by q through the rarest pieces of q (app_hidden.search_pieces): the trigram index is
 // asked only for up to three pieces of q chosen by how common they are, and every candidate is
 // checked against the whole q, so the results must not depend on the counted shares. Random
 // queries are answered against an independent in-memory evaluation with no shares, with shares
 // counted from the data, and with shares made up at random. Also: the renderer that reads a
 // contact's related rows as the owner lists only the locations in the caller's reach. An
 // organization with fewer contacts than the index would hand over reads its own rows instead
-// (migration 000029): the same answers either way.
+// (app_hidden.contacts_matching's test): the same answers either way.
 import test from 'ava';
 import fc from 'fast-check';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';

@@ -1,4 +1,4 @@
-// contacts_upsert writes its row as the owner (migration 000011): app_hidden.contacts_upsert_row
+// contacts_upsert writes its row as the owner: app_hidden.contacts_upsert_row
 // stands in for the insert, update and select policies of contacts, so it must refuse every
 // credential those policies would refuse, write only into the caller's organization and keep
 // the phone rule. And the trigram index takes new entries through a short pending list: a

@@ -103,9 +103,9 @@ test.serial('opens and clicks: the enrollment\'s opened and clicked events, once
   t.like(res.body.results, [{ recorded: true, type: 'opened' }, { recorded: true, type: 'clicked' }]);
   const replay = await unchanged(t, app, orgs(), () => postEvents({ id: `oc-${message}-o`, message_id: message, type: 'opened' }));
   t.like(replay.body.results[0], { duplicate: true });
-  // through the command too (a second open of the same message: another event id)
-  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'opened' }), { recorded: true, type: 'opened' });
-  t.deepEqual(await typesOf(eid), ['enrolled', 'sent', 'delivered', 'opened', 'clicked', 'opened']);
+  // through the command too: a second open of the same message is the same report (one per message and kind)
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'opened' }), { duplicate: true });
+  t.deepEqual(await typesOf(eid), ['enrolled', 'sent', 'delivered', 'opened', 'clicked']);
   t.is(await status(), 'delivered', 'an open or a click leaves the delivery status');
   const after = await analyticsOf();
   t.is(after.opened - before.opened, 1, 'opened counts enrollments, not opens');
@@ -113,7 +113,7 @@ test.serial('opens and clicks: the enrollment\'s opened and clicked events, once
   // the conditions event.opened / event.clicked read these events (sequences › authoring-language)
 });
 
-const analyticsOf = async (): Promise<{ opened: number; clicked: number }> => {
+const analyticsOf = async (): Promise<{ opened: number; clicked: number; delivered: number; failed: number; sent: number }> => {
   const r = await app.request('GET', `/api/v1/sequences/${seq}/analytics`, { key: acme.keys.org });
   return r.body.steps.find((s: { step_key: string }) => s.step_key === 'mail');
 };
@@ -142,6 +142,45 @@ test.serial('a hard bounce suppresses the address and fails the enrollment; a co
   // the other organization's contacts with those addresses are untouched
   const { rows: [o] } = await app.db.owner.query('select count(*)::int as n from app_public.email_suppressions where organization_id = $1', [other.organization_id]);
   t.is(o.n, 0);
+});
+
+test.serial('a report that arrives twice is recorded once, whatever its path or provider id; analytics count it once', async (t) => {
+  const before = await analyticsOf();
+  const { enrollment: eid, message } = await sent(acme.ids.ann!);
+  // the command, then the events webhook under two ids of its own, then the command again
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'delivered' }), { recorded: true });
+  for (const id of [`twice-${message}-a`, `twice-${message}-b`]) {
+    const res = await postEvents({ id, message_id: message, type: 'delivered' });
+    t.like(res.body.results[0], { known: true, recorded: false, duplicate: true }, id);
+  }
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'delivered' }), { duplicate: true });
+  // a soft bounce then a hard one: two reports (the hard one still suppresses and fails), one bounced event
+  await postEvents({ id: `twice-${message}-s`, message_id: message, type: 'bounced', bounce: 'soft', reason: 'mailbox full' });
+  await postEvents({ id: `twice-${message}-s2`, message_id: message, type: 'bounced', bounce: 'soft', reason: 'again' });
+  const hard = await postEvents({ id: `twice-${message}-h`, message_id: message, type: 'bounced', bounce: 'hard', reason: 'gone' });
+  t.like(hard.body.results[0], { recorded: true, suppressed: true });
+  t.deepEqual(await typesOf(eid), ['enrolled', 'sent', 'delivered', 'bounced', 'failed']);
+  const { rows } = await app.db.owner.query(`select type, detail->>'bounce' as bounce from app_private.delivery_events where message_id = $1 order by id`, [message]);
+  t.deepEqual(rows.map((r) => [r.type, r.bounce]), [['delivered', null], ['bounced', 'soft'], ['bounced', 'hard']]);
+  t.is((await analyticsOf()).delivered - before.delivered, 1);
+  // the database holds the rule, not only the function that records reports
+  const dup = app.db.owner.query(`insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id)
+    values ($1, $2, 'delivered', 'mail', $3)`, [acme.organization_id, eid, message]);
+  await t.throwsAsync(dup, { message: /duplicate key/ });
+  await app.db.owner.query('delete from app_public.email_suppressions where organization_id = $1 and email = $2', [acme.organization_id, 'ann@example.com']);
+});
+
+test.serial('a failed report is the enrollment\'s failed event after sent, counted in the step\'s failed analytics', async (t) => {
+  const before = await analyticsOf();
+  const { enrollment: eid, message } = await sent(acme.ids.ann!);
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'failed', reason: 'relay refused' }), { recorded: true, type: 'failed' });
+  t.like(await adminDelivery(app.db.owner, { messageId: message, event: 'failed' }), { duplicate: true });
+  const evs = await events(app.db, eid);
+  t.deepEqual(evs.map((e) => e.type), ['enrolled', 'sent', 'failed']);
+  t.like(evs.at(-1), { step_key: 'mail', message_id: message, reason: 'relay refused' });
+  const after = await analyticsOf();
+  t.is(after.failed - before.failed, 1, 'counted as failed');
+  t.is(after.sent - before.sent, 1, 'and as sent: it was handed over');
 });
 
 test.serial('svc admin delivery takes the same path: once per event; refusals name the flag', async (t) => {
@@ -194,12 +233,13 @@ test.serial('a reply found by References alone, or by the reply+TOKEN address al
 });
 
 test.serial('auto-replies are recorded on the message but are not replies: no conversation message, no replied, no exit', async (t) => {
-  for (const extra of ['Auto-Submitted: auto-replied', 'X-Autoreply: yes', 'Precedence: auto_reply']) {
+  for (const extra of ['Auto-Submitted: auto-replied', 'Auto-Submitted: auto-generated', 'X-Autoreply: yes', 'X-Autorespond: yes',
+    'Precedence: auto_reply', 'Precedence: bulk', 'Precedence: junk']) {
     const ann = await sent(acme.ids.ann!);
     const res = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, extra, body: 'I am away until Monday.' }));
     t.is(res.status, 200, JSON.stringify(res.body));
     t.like(res.body, { auto_reply: true, recorded: true, message_id: ann.message });
-    t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent'], extra);
+    t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent', 'auto_replied'], extra);
     t.is((await enrollment(app.db, ann.enrollment)).status, 'active');
   }
   const ann = await sent(acme.ids.ann!);
@@ -210,6 +250,52 @@ test.serial('auto-replies are recorded on the message but are not replies: no co
   // Auto-Submitted: no is a person's message
   const person = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, extra: 'Auto-Submitted: no' }));
   t.like(person.body, { auto_reply: false });
+});
+
+// The subjects mail clients give their automatic answers, in the main languages (Outlook, Exchange,
+// Gmail, Apple Mail, Thunderbird), with no header saying so
+const AUTO_SUBJECTS = ['Automatic reply: Your visit', 'Auto-Reply: Your visit', 'AutoReply: Your visit', 'Autoreply', 'Auto Response: away',
+  'Out of Office: Your visit', 'Out of the office until Monday', 'OOO: Your visit', '[Auto-Reply] Your visit', 'Re: Automatic reply: Your visit',
+  'Abwesenheitsnotiz: Your visit', 'Automatische Antwort: Your visit', 'Réponse automatique : Your visit', 'RÉPONSE AUTOMATIQUE: Your visit',
+  'Respuesta automática: Your visit', 'Risposta automatica: Your visit', 'Automatisch antwoord: Your visit', 'Resposta automática: Your visit',
+  'Automatiskt svar: Your visit', 'Automatisk svar: Your visit', 'Automaattinen vastaus: Your visit', 'Automatyczna odpowiedź: Your visit',
+  'Automatická odpověď: Your visit', 'Автоматический ответ: Your visit', '自動応答: Your visit', '自动回复: Your visit', 'Otomatik yanıt: Your visit'];
+const PERSON_SUBJECTS = ['Re: Your visit', 'About the out of office hours', 'Question about automatic replies', 'Reply', 'Réponse : votre visite'];
+
+test.serial('auto-replies by subject alone, in the main languages, on every path: recorded as auto_replied, never a reply', async (t) => {
+  for (const subject of AUTO_SUBJECTS) {
+    const ann = await sent(acme.ids.ann!);
+    const res = await postMime(mime({ inReplyTo: `<${ann.message}@acme.example>`, subject, body: 'I am away until Monday.' }));
+    t.like(res.body, { auto_reply: true, recorded: true }, subject);
+    t.like(await enrollment(app.db, ann.enrollment), { status: 'active' }, subject);
+  }
+  // the issue's case: Outlook's wording through the command, then the same through the command with a header
+  const ann = await sent(acme.ids.ann!);
+  const r = await inboundEmail(app.db.owner, { to: 'no-reply@acme.example', from: 'ann@example.com', subject: 'Automatic reply: Out of office',
+    body: 'I am out of the office until Monday.', inReplyTo: ann.message });
+  t.like(r, { auto_reply: true, recorded: true });
+  t.like(await enrollment(app.db, ann.enrollment), { status: 'active' });
+  t.deepEqual(await typesOf(ann.enrollment), ['enrolled', 'sent', 'auto_replied']);
+  const byHeader = await sent(acme.ids.ann!);
+  const cli = await svc(['admin', 'inbound', 'email', '--to', 'no-reply@acme.example', '--from', 'ann@example.com', '--subject', 'Re: Your visit',
+    '--body', 'Away', '--in-reply-to', byHeader.message, '--header', 'Auto-Submitted: auto-replied'], { databaseUrl: app.db.ownerUrl });
+  t.is(cli.code, 0, cli.stderr);
+  t.like(JSON.parse(cli.stdout), { auto_reply: true });
+  t.deepEqual(await typesOf(byHeader.enrollment), ['enrolled', 'sent', 'auto_replied']);
+  const badHeader = await unchanged(t, app, orgs(), () => svc(['admin', 'inbound', 'email', '--to', 'no-reply@acme.example', '--from', 'ann@example.com',
+    '--body', 'x', '--header', 'no colon'], { databaseUrl: app.db.ownerUrl }));
+  t.not(badHeader.code, 0);
+  t.regex(badHeader.stderr, /--header/);
+  // two auto-replies to one message: one event
+  await inboundEmail(app.db.owner, { to: 'no-reply@acme.example', from: 'ann@example.com', subject: 'Out of office', body: 'Again', inReplyTo: byHeader.message });
+  t.deepEqual(await typesOf(byHeader.enrollment), ['enrolled', 'sent', 'auto_replied']);
+  // a person's subjects stay replies
+  for (const subject of PERSON_SUBJECTS) {
+    const m = await sent(acme.ids.ann!);
+    const res = await postMime(mime({ inReplyTo: `<${m.message}@acme.example>`, subject }));
+    t.like(res.body, { auto_reply: false }, subject);
+    t.like(await enrollment(app.db, m.enrollment), { status: 'completed', end_reason: 'exit_condition:replied' }, subject);
+  }
 });
 
 test.serial('malformed MIME: no From, or no address at all, is 400 with nothing recorded', async (t) => {

@@ -1,7 +1,7 @@
 // The plain-language opt-out (issue: Delivery; US rules since April 2025 count an opt-out "by any
 // reasonable method"): the whole message must be a request to stop, detected conservatively.
 // These are the phrasings app_private.sms_plain_opt_out accepts and the near-misses it refuses
-// (migration 000015, part 850-delivery-sms.sql), and the same rule through `svc admin inbound sms`'s
+// (db/schema/conversations.sql), and the same rule through `svc admin inbound sms`'s
 // function: the operator's simulation and the provider's webhook take one path.
 import test from 'ava';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';

@@ -41,11 +41,11 @@ test.after.always(async () => {
 const sent = (contactId: string) => sentStep(app, acme.keys.org!, seq, contactId);
 
 /** Sends one message to `to` through the listener at `port` with nodemailer, one connection. */
-async function mailTo(port: number, to: string, opts: { text?: string; messageId?: string } = {}) {
+async function mailTo(port: number, to: string, opts: { text?: string; messageId?: string; subject?: string; headers?: Record<string, string> } = {}) {
   const mailer = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
   try {
-    return await mailer.sendMail({ from: 'Ann Lee <ann@example.com>', to, subject: 'Re: Your visit',
-      text: opts.text ?? 'It was great, thanks!', messageId: opts.messageId });
+    return await mailer.sendMail({ from: 'Ann Lee <ann@example.com>', to, subject: opts.subject ?? 'Re: Your visit',
+      text: opts.text ?? 'It was great, thanks!', messageId: opts.messageId, headers: opts.headers });
   } finally {
     mailer.close();
   }
@@ -67,6 +67,18 @@ test.serial('a reply sent with nodemailer to reply+TOKEN@ continues the conversa
   // the same message again (a sending server retrying): accepted, recorded once
   await unchanged(t, app, acme.organization_id, () => mailTo(listener.port, to, { messageId }));
   t.deepEqual(await inboundBodies(acme.ids.ann!), ['It was great, thanks!']);
+});
+
+test.serial('an auto-reply over SMTP, by its headers or its subject alone, is auto_replied: no reply, the enrollment goes on', async (t) => {
+  for (const opts of [{ headers: { 'Auto-Submitted': 'auto-replied' } }, { subject: 'Abwesenheitsnotiz: Your visit' }]) {
+    const { enrollment, message } = await sent(acme.ids.bob!);
+    const to = replyAddress(message, 'acme.example');
+    const info = await mailTo(listener.port, to, { ...opts, text: 'I am away.' });
+    t.deepEqual(info.accepted, [to]);
+    const types = (await events(app.db, enrollment)).map((e) => e.type);
+    t.deepEqual(types, ['enrolled', 'sent', 'auto_replied'], JSON.stringify(opts));
+    t.false((await inboundBodies(acme.ids.bob!)).includes('I am away.'));
+  }
 });
 
 test.serial('RCPT TO: an unknown token, a known token at another domain, any other address: 550, nothing recorded', async (t) => {

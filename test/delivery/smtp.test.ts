@@ -14,6 +14,7 @@ import { smtpTransport } from '../../src/delivery/smtp.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import { jobsFor, messageRow, queueMessage, runJobs } from '../helpers/messages.ts';
+import { simpleParser, type AddressObject } from 'mailparser';
 
 /** An SMTP server: refuses @rejected.example for good (550); tmp-N@… is refused 451 its first N times. */
 const received: { to: string[]; raw: string }[] = [];
@@ -115,4 +116,50 @@ test.serial('through deliver_message: 4xx leaves the message queued for the job\
   t.like(await messageRow(db, gone), { status: 'failed' });
   t.regex((await messageRow(db, gone))!.error!, /^SMTP 550: .*No such mailbox/);
   t.deepEqual(await jobsFor(db, gone), []);
+});
+
+/** The display name and address of the From of the last message received. */
+const lastFrom = async () => {
+  const from = (await simpleParser(received.at(-1)!.raw)).from as AddressObject;
+  return { name: from.value[0]!.name, address: from.value[0]!.address, text: /^From: (.+)$/m.exec(headersOf(received.at(-1)!.raw))![1] };
+};
+
+test.serial('every email has a display name: the organization\'s, a person\'s reply "<person>, <organization>"; address and Reply-To kept', async (t) => {
+  const transports = createTransports({ emailTransport: url, smsTransport: 'sink' });
+  // an API send, through deliver_message
+  const id = await queueMessage(db, a.keys.org!, { channel: 'email', recipient: 'ann@example.com', subject: 'S', body: 'B' });
+  await runJobs(db, transports);
+  t.like(await messageRow(db, id), { status: 'sent' });
+  t.like(await lastFrom(), { name: 'Mail Co', address: 'no-reply@acme.example', text: 'Mail Co <no-reply@acme.example>' });
+  t.regex(headersOf(received.at(-1)!.raw), new RegExp(`^Reply-To: reply\\+${id.replace(/-/g, '')}@acme\\.example$`, 'm'));
+  // a person's reply in a conversation
+  const { rows: [thread] } = await db.owner.query(`select app_private.conversations_inbound_email('no-reply@acme.example', 'ann@example.com',
+    'Question', 'Hello?', null, null) as r`);
+  const { rows: [person] } = await db.owner.query(`select id, name from app_public.people where organization_id = $1 and email = 'olive@acme.example'`,
+    [a.organization_id]);
+  const { rows: [reply] } = await db.owner.query(`select (app_private.conversation_append_outbound(cv, 'person', $2, 'Hi Ann', 'no-reply@acme.example',
+    'ann@example.com', 'Re: Question', null, 'job')).id from app_public.conversations cv where cv.id = $1`, [thread.r.conversation_id, person.id]);
+  await runJobs(db, transports);
+  t.like(await messageRow(db, reply.id), { status: 'sent' });
+  t.like(await lastFrom(), { name: `${person.name}, Mail Co`, address: 'no-reply@acme.example', text: `"${person.name}, Mail Co" <no-reply@acme.example>` });
+  t.regex(headersOf(received.at(-1)!.raw), new RegExp(`^Reply-To: reply\\+${reply.id.replace(/-/g, '')}@acme\\.example$`, 'm'));
+  // a batch's message (handed over with its transaction, as a sequence's or a broadcast's is)
+  const client = await db.owner.connect();
+  try {
+    await fast().send(message({ organization_id: a.organization_id }), client);
+  } finally {
+    client.release();
+  }
+  t.like(await lastFrom(), { name: 'Mail Co', address: 'no-reply@acme.example' });
+});
+
+test.serial('a display name with quotes, a comma, an angle bracket or accents is escaped, never breaking the address', async (t) => {
+  const name = 'Ann "The Boss" O\'Neil, <Ltd> — Zürich';
+  const fx = acmeFixture(name);
+  const b = await adminApply(db.owner, { ...fx, organization: { ...fx.organization, sending_email_domain: 'tricky.example' } }, AREAS);
+  const transports = createTransports({ emailTransport: url, smsTransport: 'sink' });
+  await queueMessage(db, b.keys.org!, { channel: 'email', recipient: 'ann@example.com', subject: 'S', body: 'B' });
+  await runJobs(db, transports);
+  t.like(await lastFrom(), { name, address: 'no-reply@tricky.example' });
+  t.deepEqual(received.at(-1)!.to, ['ann@example.com']);
 });

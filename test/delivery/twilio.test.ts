@@ -16,6 +16,7 @@ import { createTransports, type OutgoingMessage, type Transports } from '../../s
 import { sinkTransport } from '../../src/delivery/sink.ts';
 import { parseTwilioSetting, twilioSignature, twilioSignatureValid, twilioSmsTransport } from '../../src/delivery/twilio.ts';
 import { signedUrl } from '../../src/delivery/webhooks.ts';
+import { adminDelivery } from '../../src/delivery/admin.ts';
 import type { Request } from 'express';
 import { insertSendSchedule, insertSequence } from '../sequences/helpers.ts';
 import { enroll, events, stepRuns } from '../sequences/engine-helpers.ts';
@@ -230,7 +231,7 @@ test.serial('texts sent together: each provider id is kept as its text is accept
   t.true(runs.every((r) => /^SM\d{32}$/.test(r.provider_id)));
 });
 
-test.serial('a sequence text leaves through the provider; its status callbacks are the enrollment\'s delivered or bounced, in order', async (t) => {
+test.serial('a sequence text leaves through the provider; its status callbacks are the enrollment\'s delivered or failed, in order', async (t) => {
   const seq = await insertSequence(app.db, acme.organization_id, { steps: [{ step_key: 'text', type: 'sms', body: 'Hello {{contact.first_name}}' },
     { step_key: 'done', type: 'wait' }] });
   const enrolled = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
@@ -247,15 +248,56 @@ test.serial('a sequence text leaves through the provider; its status callbacks a
   const types = (await events(app.db, eid)).map((e) => e.type);
   t.deepEqual(types.filter((x) => x === 'delivered'), ['delivered'], 'recorded once');
   t.true(types.indexOf('sent') < types.indexOf('delivered'), types.join());
-  // a second enrollment's text undelivered: bounced with the provider's error
+  // a second enrollment's text undelivered: failed with the provider's error (then failed too: once)
   await app.db.owner.query('delete from app_public.enrollments where id = $1', [eid]);
   const again = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
   await runJobs(app.db, transports);
   const [run2] = await stepRuns(app.db, again.body.enrollment.id);
   const om2 = await outgoing(run2.message_id);
   await status(om2.provider_id, 'undelivered', { ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });
-  const bounced = (await events(app.db, again.body.enrollment.id)).filter((e) => e.type === 'bounced');
-  t.deepEqual(bounced.map((e) => [e.step_key, e.reason, e.message_id]), [['text', '30003: Unreachable destination handset', om2.id]]);
+  await status(om2.provider_id, 'failed', { ErrorCode: '30003' });
+  const evs = await events(app.db, again.body.enrollment.id);
+  const types2 = evs.map((e) => e.type);
+  t.false(types2.includes('bounced'), types2.join());
+  t.true(types2.indexOf('sent') < types2.indexOf('failed'), types2.join());
+  t.deepEqual(evs.filter((e) => e.type === 'failed').map((e) => [e.step_key, e.reason, e.message_id]),
+    [['text', '30003: Unreachable destination handset', om2.id]]);
+  // and through the command: the same kind again for that message is recorded once
+  t.like(await adminDelivery(app.db.owner, { messageId: om2.id, event: 'delivered' }), { recorded: true });
+  t.like((await status(om2.provider_id, 'delivered')).body, { duplicate: true });
+  t.is((await events(app.db, again.body.enrollment.id)).filter((e) => e.type === 'delivered').length, 1);
+});
+
+test.serial('a sequence texts from the number people text the contact from (its location\'s), and the answer lands in that one thread', async (t) => {
+  // a person texts Ann (linked to North): North's number, one thread
+  const person = await app.request('POST', '/api/v1/conversations/sms', { key: acme.keys.org, body: { contact_id: acme.ids.ann, body: 'Your visit is booked' } });
+  t.is(person.status, 201, JSON.stringify(person.body));
+  const { rows: [thread] } = await app.db.owner.query('select c.id, c.business_address from app_public.conversations c join app_public.conversation_messages m on m.conversation_id = c.id where m.id = $1',
+    [person.body.message.id]);
+  t.is(thread.business_address, NORTH);
+  // an organization-wide sequence texts her: from North's number too, not the default
+  const seq = await insertSequence(app.db, acme.organization_id, { exit_conditions: [{ type: 'replied' }],
+    steps: [{ step_key: 'hi', type: 'sms', body: 'How was it?' }, { step_key: 'later', type: 'sms', body: 'Again?', delay: { days: 2 } }] });
+  const enrolled = await enroll(app, acme.keys.org!, seq, { contact_id: acme.ids.ann });
+  t.is(enrolled.status, 200, JSON.stringify(enrolled.body));
+  const before = received.length;
+  await runJobs(app.db, transports);
+  const [run] = await stepRuns(app.db, enrolled.body.enrollment.id);
+  t.like(run, { step_key: 'hi', status: 'sent' });
+  t.is((await outgoing(run.message_id)).sender, NORTH);
+  t.like(received.slice(before).at(-1)!.form, { From: NORTH, To: ANN, Body: 'How was it?' });
+  // Ann answers the text she got: the person's thread, and the sequence's reply
+  const answer = await inbound(ANN, 'It was great');
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  const { rows } = await app.db.owner.query(`select conversation_id from app_public.conversation_messages where body = 'It was great'`);
+  t.deepEqual(rows.map((r) => r.conversation_id), [thread.id]);
+  const types = (await events(app.db, enrolled.body.enrollment.id)).map((e) => e.type);
+  t.true(types.includes('replied'), types.join());
+  // the rule itself: a contact linked nowhere with a number gets the sequence location's, else the default
+  const { rows: [n] } = await app.db.owner.query(`select app_private.contact_sms_sender($1, $2, null) as own,
+      app_private.contact_sms_sender($1, gen_random_uuid(), $3) as loc, app_private.contact_sms_sender($1, gen_random_uuid(), null) as dflt`,
+    [acme.organization_id, acme.ids.ann, acme.ids.south]);
+  t.deepEqual(n, { own: NORTH, loc: '+15553010002', dflt: '+15553010000' });
 });
 
 test.serial('an inbound SMS opens the contact\'s conversation at the number\'s location, once per MessageSid; refusals record nothing', async (t) => {

@@ -6,11 +6,26 @@ export interface CustomField { key: string; label: string; type: string; enabled
 /** A tenant fixture as `svc admin apply` takes it: acmeFixture's shape, which the areas' suites extend. */
 export type Fixture = ReturnType<typeof acmeFixture>;
 
+/**
+ * A sending domain and two numbers of the organization's own: a domain or number belongs to one
+ * organization (app_private.inbound_claims), so every other organization of a suite gets its
+ * own, made from its name and a count (the same fixture applied twice gets two sets).
+ * 'Acme Dental', each suite's first tenant, keeps acme.example and +1555000000x.
+ */
+let applied = 0;
+function identifiers(name: string) {
+  if (name === 'Acme Dental') return { domain: 'acme.example', number: '+15550000000', north: '+15550000001' };
+  const n = 100000 + ((process.pid * 7919 + ++applied * 104729) % 900000);
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'org';
+  return { domain: `${slug}-${n}.example`, number: `+1555${n}0`, north: `+1555${n}1` };
+}
+
 export function acmeFixture(name = 'Acme Dental') {
+  const ids = identifiers(name);
   return {
-    organization: { name, mcp_enabled: true, tag_limit: 100, sending_email_domain: 'acme.example', default_sms_number: '+15550000000' },
+    organization: { name, mcp_enabled: true, tag_limit: 100, sending_email_domain: ids.domain, default_sms_number: ids.number },
     locations: [
-      { ref: 'north', name: 'North', timezone: 'America/New_York', staffed: true, sms_number: '+15550000001',
+      { ref: 'north', name: 'North', timezone: 'America/New_York', staffed: true, sms_number: ids.north,
         hours: [{ day: 'mon', open: '09:00', close: '17:00' }] },
       { ref: 'south', name: 'South', timezone: 'America/Chicago' },
     ],

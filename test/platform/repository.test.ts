@@ -1,7 +1,7 @@
 // The repository's own rules, as a newcomer meets them: the commit-msg hook that keeps
 // `git log --oneline` readable (CONTRIBUTING.md) is kept in the repository and installed by npm;
 // every link of the documentation resolves inside a clone; the README stays short; the list of
-// operations in docs/ is the registry's.
+// operations in docs/ is the registry's; comments and docs cite no migration by number or part.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -106,4 +106,48 @@ test('nothing in the repository points at files outside it', (t) => {
   });
   const naming = files('').filter((f) => readFileSync(join(root, f), 'utf8').includes(outside));
   t.deepEqual(naming, []);
+});
+
+/**
+ * A citation of a migration by number or part: "migration 0000NN", "part NNN", "NNN-topic.sql",
+ * "NNN-…" or a bare six-digit migration number. Decimals (0.0000NN), thousands (10,000-row),
+ * one-word compounds (300-recipient) and a file of migrations/current/ by its path are not.
+ */
+const migrationCitation = new RegExp([
+  String.raw`\bmigrations?,?\s+(?:part\s+)?\d{3,6}\b`,
+  String.raw`\bparts?\s+\x60?\d{3}\b`,
+  String.raw`(?<![\d,.])\b\d{3}-(?:…|[a-z][a-z0-9_]*-[a-z]|\S*\.sql\b)`,
+  String.raw`(?<![\d.,=])\b0000\d{2}\b`,
+].join('|'), 'i');
+
+/** The lines of `text` that cite a migration, as file:line: the line. */
+function migrationCitations(file: string, text: string): string[] {
+  return text.split('\n').flatMap((line, i) =>
+    migrationCitation.test(line.replace(/migrations\/current\/\S*/g, '')) ? [`${file}:${i + 1}: ${line.trim()}`] : []);
+}
+
+test('the citation pattern finds migrations by number or part, and nothing else', (t) => {
+  const m = 'migration';
+  for (const cited of [`${m} 0000` + '15', `${m} 0000` + '16 part 0' + '50', `${m} 7` + '00-…', 'part 5' + '40-x', 'parts `3' + '00-…`',
+    '5' + '40-appointments-availability.sql', '(7' + '00-7' + '03-*.sql)', 'before 0000' + '08', `${m}s 1` + '10 and 120', `(${m}s, 5` + '00-ops-metrics)']) {
+    t.is(migrationCitations('x', cited).length, 1, cited);
+  }
+  for (const plain of ['SVC_ACCESS_LOG_SAMPLE=0.000001', 'share 0.000001', 'a 10,000-row insert', 'a 300-recipient broadcast',
+    '+1 555-0100', '127.0.0.1:5432', '2026-11-22', '12 committed migrations run', 'the 50 × 500-value definition',
+    '`migrations/current/990-…`', 'migration 2.0.0-rc.3', 'status 404', 'a 1,000,000-contact load']) {
+    t.deepEqual(migrationCitations('x', plain), [], plain);
+  }
+});
+
+test('comments and docs name functions and tables, never a migration by number or part', (t) => {
+  const files = (dir: string): string[] => !existsSync(join(root, dir)) ? [] : readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return ['node_modules', '.data', '.out'].includes(e.name) ? [] : files(path);
+    return /\.(ts|md)$/.test(e.name) ? [path] : [];
+  });
+  // docs/operations.md is generated from the registry; migrations/ itself is the history
+  const checked = [...['src', 'docs', 'bench', 'scripts', 'workers', 'test'].flatMap((d) => files(d)), 'README.md', 'db/README.md']
+    .filter((f) => f !== join('docs', 'operations.md'));
+  const cited = checked.flatMap((f) => migrationCitations(f, readFileSync(join(root, f), 'utf8')));
+  t.deepEqual(cited, [], `name the function or table (and db/schema/<area>.sql) instead:\n${cited.join('\n')}`);
 });

@@ -43,8 +43,9 @@ test('every area has its folder in src/ and in test/', (t) => {
   t.is(new Set(AREAS.map((a) => a.name)).size, AREAS.length, 'area names are unique');
 });
 
-test('every suite is in an area\'s folder of test/, in test/platform/ or in test/ops/', (t) => {
-  const folders = [...AREAS.map((a) => `test/${a.name}/`), 'test/platform/', 'test/ops/'];
+test('test/ mirrors the code: every suite is in the test/ folder of the src/ folder it tests', (t) => {
+  // each folder of src/ (an area or a piece of the shared machinery), and workers/
+  const folders = [...readdirSync(join(root, 'src')).filter((f) => isFolder(`src/${f}`)), 'workers'].map((f) => `test/${f}/`);
   const suites = (readdirSync(join(root, 'test'), { recursive: true }) as string[])
     .filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
   t.true(suites.length > 0);
@@ -87,4 +88,48 @@ test('no import cycle', (t) => {
   };
   for (const file of graph.keys()) visit(file, []);
   t.deepEqual(cycles, []);
+});
+
+test('the database layer has two ways in for a request: idempotency uses only runStatement and runTransaction', (t) => {
+  const text = readFileSync(join(root, 'src/platform/idempotency.ts'), 'utf8');
+  const imports = [...text.matchAll(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/gm)]
+    .filter((m) => m[3]!.startsWith('.'))
+    .map((m) => ({
+      from: normalize(join('src/platform', m[3]!)),
+      names: m[2]!.split(',').map((n) => n.trim()).filter(Boolean).map((n) => (m[1] ? `type ${n}` : n)),
+    }));
+  t.deepEqual(imports.map((i) => i.from).sort(), ['src/db/request.ts', 'src/db/sql.ts']);
+  const values = imports.flatMap((i) => i.names).filter((n) => !n.startsWith('type '));
+  t.deepEqual(values.sort(), ['runStatement', 'runTransaction']);
+  // the transaction's internals stay inside the database layer
+  const request = readFileSync(join(root, 'src/db/request.ts'), 'utf8');
+  for (const internal of ['checkout', 'releaseClient', 'transactionOn', 'statementOn', 'publicStatementOn']) {
+    t.notRegex(request, new RegExp(`^export (?:async )?function ${internal}\\b`, 'm'), internal);
+  }
+});
+
+// Who may do what is decided by row-level security and the SQL functions
+// (app_hidden.requirement_refusal_for and the predicates beside each table), never in
+// TypeScript: code may hand an operation's requirements to SQL and show a credential's claims,
+// but not compare them.
+const PERMISSION_IN_TYPESCRIPT = [
+  /\b(memberAccess|managerPower|member_access|manager_power)\s*(===|!==|==|!=)/,
+  /\bclaims\??\.(role|key_role|powers|scopes|records_level|location_ids|sms_enabled)\s*(===|!==|==|!=|\.includes|\.some|\.every)/,
+  /\.(powers|scopes)\s*\.\s*(includes|some|every)\(\s*(op|operation|requirement|req|required)\b/,
+];
+// lines that match a pattern above but show a value instead of deciding with it
+const SHOWS_ONLY: Record<string, RegExp> = {
+  // /me reports a MEMBER key's powers as none, as the spec's example does
+  'src/me/me_get.ts': /powers: claims\.key_role === 'MEMBER' \? \[\] : claims\.powers/,
+};
+
+test('TypeScript decides no permission: requirements and claims are handed to SQL, never compared', (t) => {
+  const found: string[] = [];
+  for (const file of graph.keys()) {
+    if (file.startsWith('src/registry/')) continue; // where requirements are declared
+    readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
+      if (PERMISSION_IN_TYPESCRIPT.some((p) => p.test(line)) && !SHOWS_ONLY[file]?.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  t.deepEqual(found, []);
 });

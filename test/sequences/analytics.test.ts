@@ -55,7 +55,7 @@ test('counts: step runs for sent/skipped/failed/unknown, events per enrollment f
   for (const i of [0, 3]) await insertStepRun(app.db, org(), e[i]!, { step_key: 'nudge', step_type: 'sms', status: 'sent' });
   await insertStepRun(app.db, org(), e[1]!, { step_key: 'nudge', step_type: 'sms', status: 'skipped', reason: 'no_consent' });
   const hello = (type: string, i: number) => ({ type, step_key: 'hello', message_id: m(i) });
-  await insertEvents(app.db, org(), e[0]!, [hello('sent', 0), hello('delivered', 0), hello('opened', 0), hello('opened', 0),
+  await insertEvents(app.db, org(), e[0]!, [hello('sent', 0), hello('delivered', 0), hello('opened', 0),
     hello('clicked', 0), { type: 'replied', step_key: 'hello' }, { type: 'replied', step_key: 'hello' }]);
   await insertEvents(app.db, org(), e[1]!, [hello('sent', 1), hello('delivered', 1), hello('opened', 1)]);
   await insertEvents(app.db, org(), e[2]!, [hello('sent', 2), hello('bounced', 2)]);

@@ -1,6 +1,6 @@
-// The template and condition language of sequences (migration 200-sequences-language): rendering
-// with defaults and HTML escaping, unknown and malformed placeholders, the message variables, and
-// conditions over the contact and the enrollment's events.
+// The template and condition language of sequences (app_hidden.render_template and
+// app_hidden.condition_*): rendering with defaults and HTML escaping, unknown and malformed
+// placeholders, the message variables, and conditions over the contact and the enrollment's events.
 import test from 'ava';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertSequence } from './helpers.ts';

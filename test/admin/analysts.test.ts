@@ -236,9 +236,9 @@ test.serial('writes are refused: on the replica, and on the primary by the analy
   } finally {
     await c.end();
   }
-  // PostgreSQL's large-object functions are everyone's by default: taken from PUBLIC (migration
-  // 000036), an analyst makes no large object on the primary; a temporary table of a session
-  // still open does not keep its revocation from working
+  // PostgreSQL's large-object functions are everyone's by default: taken from PUBLIC, an
+  // analyst makes no large object on the primary, nor a temporary table or an
+  // advisory lock (app_private.analysts_lock_down_database); its open session is ended
   const leaving = await make('lo_maker', { org: org.a });
   const lo = new pg.Client(pair.replicaUrlAs(leaving.name, leaving.password).replace(/:(\d+)\/svc$/, `:${new URL(pair.primaryUrl).port}/svc`));
   await lo.connect();
@@ -247,7 +247,8 @@ test.serial('writes are refused: on the replica, and on the primary by the analy
     await lo.query(`set default_transaction_read_only = off`);
     await t.throwsAsync(lo.query(`select lo_from_bytea(0, 'x')`), { code: '42501' });
     await t.throwsAsync(lo.query(`select lo_create(0)`), { code: '42501' });
-    await lo.query(`create temporary table kept (x int)`);
+    await t.throwsAsync(lo.query(`create temporary table kept (x int)`), { code: '42501' }, 'no TEMP on the database');
+    await t.throwsAsync(lo.query(`select pg_advisory_lock(1)`), { code: '42501' }, 'no advisory lock');
     t.like(await revokeAnalyst(primary, leaving.name), { revoked: true, sessions_ended: 1 });
   } finally {
     await lo.end().catch(() => undefined);

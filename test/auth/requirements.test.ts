@@ -83,3 +83,19 @@ test('authenticate\'s refusals are requirement_refusal\'s: scope first, then rol
   t.like(raised, { code: 'SV403', message: 'insufficient_scope', detail: 'This credential lacks the contacts:write scope' });
   t.deepEqual(JSON.parse((raised as unknown as { hint: string }).hint), { required: 'contacts:write' });
 });
+
+test('the OAuth scopes a person may grant are those of the operations their personal key may call', async (t) => {
+  const byRef = new Map(operations.map((op) => [op.operationId, op]));
+  for (const ref of ['owner_personal', 'admin_personal', 'mgr_personal', 'weak_mgr_personal', 'sam_personal', 'quiet_personal']) {
+    const key = acme.keys[ref]!;
+    const { rows: [k] } = await app.db.owner.query(`select organization_id, created_by, scopes from app_private.api_keys where key_hash = $1`,
+      [hashKey(key)]);
+    const { rows: [{ scopes }] } = await app.db.owner.query(`select app_hidden.oauth_grantable_scopes($1, $2, $3::jsonb) as scopes`,
+      [k.organization_id, k.created_by, requirements]);
+    const { rows: [{ p }] } = await app.db.owner.query(`select app_hidden.oauth_person($1, $2) as p`, [k.organization_id, k.created_by]);
+    const mayNotText = p.role === 'member' && !p.sms_enabled;
+    const expected = [...new Set((await callable(key)).map((id) => byRef.get(id)!.scope).filter((s) => s !== null))]
+      .filter((s) => k.scopes.includes(s!) && !(s === 'conversations:write' && mayNotText)).sort();
+    t.deepEqual([...scopes].sort(), expected, ref);
+  }
+});

@@ -67,7 +67,7 @@ test('the examples of the input schemas are in the document, for parameters and 
   t.deepEqual(q.schema.examples, ['ann', 'example.com', '(555) 123']);
 });
 
-// test/platform/operations.tsv is the API specification's table of operations, copied: every operation's method, path, scope, member access, manager power and flags, pinned.
+// test/registry/operations.tsv is the API specification's table of operations, copied: every operation's method, path, scope, member access, manager power and flags, pinned.
 test('every operation carries the method, path, scope, member access, manager power and flags of the spec\'s table', async (t) => {
   const doc = (await app.request('GET', '/api/v1/docs-json')).body;
   const [header, ...lines] = readFileSync(new URL('./operations.tsv', import.meta.url), 'utf8').trimEnd().split('\n');

@@ -42,9 +42,18 @@ test('admin apply FILE creates a tenant whose keys work; applying twice makes a 
   t.deepEqual(me.body.api_key, { id: out.key_ids.north_mgr, kind: 'organization', scopes: me.body.api_key.scopes,
     role: 'MANAGER', location_ids: [out.ids.north], powers: ['contacts'] });
 
+  // its domain and numbers are the first organization's: a second application is refused whole
+  const taken = await svc(['admin', 'apply', file], { databaseUrl: url });
+  t.is(taken.code, 2);
+  t.regex(taken.stderr, /acme\.example is in use by another organization/);
+  // without them, the same file makes a second organization
+  const { organization: { sending_email_domain: _d, default_sms_number: _n, ...bare }, locations, ...rest } = acmeFixture();
+  await writeFile(file, JSON.stringify({ ...rest, organization: bare, locations: locations.map(({ sms_number: _s, ...l }) => l) }));
   const second = JSON.parse((await svc(['admin', 'apply', file], { databaseUrl: url })).stdout);
   t.not(second.organization_id, out.organization_id);
   t.not(second.ids.ann, out.ids.ann);
+  const third = JSON.parse((await svc(['admin', 'apply', file], { databaseUrl: url })).stdout);
+  t.not(third.organization_id, second.organization_id);
 
   const { rows } = await app.db.owner.query(`select key_hash from app_private.api_keys where id = $1`, [out.key_ids.org]);
   t.is(rows[0].key_hash.length, 32, 'only a 32-byte hash is stored');
@@ -54,14 +63,17 @@ test('admin apply FILE creates a tenant whose keys work; applying twice makes a 
 });
 
 test('admin apply - reads stdin; every fixture field lands', async (t) => {
-  const r = await svc(['admin', 'apply', '-'], { databaseUrl: url, stdin: JSON.stringify(acmeFixture('Stdin Co')) });
+  const stdin = JSON.stringify(acmeFixture('Stdin Co'));
+  const r = await svc(['admin', 'apply', '-'], { databaseUrl: url, stdin });
   t.is(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   const q = async (text: string, values: unknown[]) => (await app.db.owner.query(text, values)).rows;
   const [org] = await q(`select name, mcp_enabled, tag_limit, sending_email_domain, default_sms_number from app_public.organizations where id = $1`, [out.organization_id]);
-  t.deepEqual(org, { name: 'Stdin Co', mcp_enabled: true, tag_limit: 100, sending_email_domain: 'acme.example', default_sms_number: '+15550000000' });
+  const given = JSON.parse(stdin);
+  t.deepEqual(org, { name: 'Stdin Co', mcp_enabled: true, tag_limit: 100, sending_email_domain: given.organization.sending_email_domain,
+    default_sms_number: given.organization.default_sms_number });
   const [loc] = await q(`select timezone, staffed, sms_number, hours from app_public.locations where id = $1`, [out.ids.north]);
-  t.deepEqual(loc, { timezone: 'America/New_York', staffed: true, sms_number: '+15550000001', hours: [{ day: 'mon', open: '09:00', close: '17:00' }] });
+  t.deepEqual(loc, { timezone: 'America/New_York', staffed: true, sms_number: given.locations[0].sms_number, hours: [{ day: 'mon', open: '09:00', close: '17:00' }] });
   const [staff] = await q(`select role, sms_enabled, records_level, agent_access, active,
       (select count(*)::int from app_public.staff_profiles s where s.person_id = p.id) as profiles,
       (select array_agg(location_id) from app_public.person_locations l where l.person_id = p.id) as locations

@@ -53,7 +53,7 @@ test.serial('a message queued by a SQL function is delivered by the worker and m
 });
 
 test.serial('graphile_worker.add_jobs keeps one generic plan per connection: queueing a job is not planned afresh each time', async (t) => {
-  // migrations/committed/000022: without the setting, PostgreSQL plans add_jobs' statements at
+  // the function's plan_cache_mode setting: without it, PostgreSQL plans add_jobs' statements at
   // every call (an array parameter); an upgrade of graphile-worker that replaces the function drops it
   const { rows: [fn] } = await db.owner.query(
     `select proconfig from pg_proc where oid = 'graphile_worker.add_jobs(graphile_worker.job_spec[], boolean)'::regprocedure`);
