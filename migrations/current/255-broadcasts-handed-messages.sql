@@ -223,4 +223,45 @@ begin
   return jsonb_build_object('action', 'batch', 'messages', c.messages, 'handled', cardinality(ids));
 end $$;
 
+-- The cancel (000031) with the run read again after a dead sender's batch is settled: the
+-- messages it never handed over are active again and cancelled with the rest (the batch read
+-- before the settle would have left them out, neither sent nor cancelled).
+create or replace function app_hidden.broadcast_cancel_runs(sequence_id uuid, run_id uuid) returns int
+language plpgsql volatile security definer
+set search_path to pg_catalog, public, pg_temp as $$
+#variable_conflict use_column
+declare
+  s app_public.sequences;
+  r app_public.broadcast_runs;
+  n int;
+  total int := 0;
+begin
+  select * into s from app_public.sequences x
+   where x.organization_id = app_hidden.current_org_id() and x.id = broadcast_cancel_runs.sequence_id;
+  if not found or not app_hidden.current_may_write_sequence(s.location_id) then
+    raise exception 'broadcast_cancel_runs: sequence % not writable', broadcast_cancel_runs.sequence_id;
+  end if;
+  for r in
+    select * from app_public.broadcast_runs x
+     where x.organization_id = s.organization_id and x.sequence_id = s.id and x.status = 'sending'
+       and (broadcast_cancel_runs.run_id is null or x.id = broadcast_cancel_runs.run_id)
+     for update
+  loop
+    if cardinality(r.in_flight) > 0 and pg_try_advisory_xact_lock(hashtextextended('svc.broadcast_run:' || r.id, 0)) then
+      perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, true);
+      -- settled: what it never handed over is active again, to be cancelled below with the rest
+      select * into r from app_public.broadcast_runs x where x.organization_id = r.organization_id and x.id = r.id;
+    end if;
+    perform app_private.broadcast_release_prepared(r.organization_id, r.id);
+    n := app_private.end_enrollments_set(s.organization_id, array(
+      select e.id from app_public.enrollments e
+       where e.organization_id = s.organization_id and e.run_id = r.id and e.status = 'active' and e.next_run_at is null
+         and not e.id = any(r.in_flight)), 'cancelled', 'run_cancelled');
+    update app_public.broadcast_runs x set status = 'cancelled', finished_at = now(), cancelled = x.cancelled + n
+     where x.organization_id = r.organization_id and x.id = r.id;
+    total := total + n;
+  end loop;
+  return total;
+end $$;
+
 reset role;

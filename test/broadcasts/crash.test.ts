@@ -10,10 +10,8 @@
 // again. And three worker processes firing the same due schedules at once: one run per
 // occurrence. The tests run one at a time: each starts several worker processes.
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { adminApply } from '../../src/admin/commands.ts';
 import { AREAS } from '../../src/areas.ts';
 import { fireDue } from '../../src/broadcasts/fire.ts';
@@ -22,9 +20,9 @@ import { createTestDatabase } from '../helpers/db.ts';
 import { engineFixture } from '../sequences/engine-helpers.ts';
 import { insertSendSchedule } from '../sequences/helpers.ts';
 import { asKey } from '../helpers/sql.ts';
+import { svcProcesses, until } from '../helpers/workers.ts';
 import { insertAudience, insertBroadcast } from './helpers.ts';
 
-const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 const RECIPIENTS = 300;
 // bigger than IN_FLIGHT: a kill puts in doubt what is handed over, not the batch
 const BATCH = 50;
@@ -51,7 +49,6 @@ async function slowProvider() {
 async function withWorkers(recipients: number) {
   const db = await createTestDatabase();
   const provider = await slowProvider();
-  const children: ChildProcess[] = [];
   const tenant = await adminApply(db.owner, engineFixture(), AREAS);
   const org = tenant.organization_id;
   await insertSendSchedule(db, org);
@@ -66,31 +63,14 @@ async function withWorkers(recipients: number) {
     return id;
   };
 
-  const start = () => {
-    const child = spawn(process.execPath, [bin, 'worker'], {
-      env: { ...process.env, DATABASE_URL: db.ownerUrl, SMS_TRANSPORT: provider.url, BROADCAST_BATCH_SIZE: String(BATCH),
-        LOG_LEVEL: 'warn', NODE_ENV: 'production', WORKER_HEARTBEAT_MS: '1000' },
-    });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (d) => { output += d; });
-    child.stderr!.on('data', (d) => { output += d; });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    return { child, exited, output: () => output, stop: () => { child.kill('SIGTERM'); return exited; } };
-  };
-  const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) => {
-    const end = Date.now() + ms;
-    while (!(await ok())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
-  // graphile-worker frees a dead worker's job after four hours (broadcast_requeue_stalled queues a
-  // new one after five minutes without progress, as the last kill of the first test does): here, at once
+  const workers = svcProcesses({ DATABASE_URL: db.ownerUrl, SMS_TRANSPORT: provider.url, BROADCAST_BATCH_SIZE: String(BATCH),
+    WORKER_HEARTBEAT_MS: '1000' });
+  const start = () => workers.start();
+  // a dead worker's jobs, freed before the next worker starts (its first sweep would free them too)
   const freeJobs = () => db.owner.query(`update graphile_worker._private_jobs set locked_at = null, locked_by = null, run_at = now()
     where locked_at is not null`);
   const close = async () => {
-    for (const child of children) child.kill('SIGKILL');
+    workers.killAll();
     await provider.close();
     await db.drop();
   };
