@@ -13,7 +13,8 @@ import { delivery } from './delivery/area.ts';
 import { forms } from './forms/index.ts';
 import { me } from './me/index.ts';
 import { oauth } from './oauth/index.ts';
+import { receptionist } from './receptionist/index.ts';
 import { sequences } from './sequences/index.ts';
 import { webhooks } from './webhooks/index.ts';
 
-export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, delivery, dashboard, oauth, webhooks];
+export const AREAS: readonly Area[] = [me, contacts, audiences, sequences, broadcasts, appointments, calls, forms, conversations, receptionist, delivery, dashboard, oauth, webhooks];

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createRequestPool } from './db/request.ts';
+import { outlivingOutages } from './db/outage.ts';
 import { createApp, metricsOf } from './http/app.ts';
 import { ApiError, badRequest, envelope } from './platform/errors.ts';
 import { createInternalGraphql } from './graphql/internal.ts';
@@ -28,11 +29,8 @@ export interface Running {
 }
 
 export function requestPool(db: Database): pg.Pool {
-  const pool = createRequestPool(db.loginUrl);
-  // An idle connection the server dropped (restart, failover) is replaced on next use; without
-  // a listener the pool's error event would end the process.
-  pool.on('error', (err) => log.warn({ err }, 'idle database connection lost'));
-  return pool;
+  // connections the server dropped (restart, failover) are replaced on next use (createRequestPool)
+  return createRequestPool(db.loginUrl);
 }
 
 export async function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
@@ -52,9 +50,16 @@ export function answerUnparsable(err: Error & { code?: string }, socket: Duplex)
   // Bytes after a request that is still being answered (pipelined garbage): that request's answer
   // is sent whole, then the connection closes; a 400 written now would cut into it.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (inFlight && !inFlight.writableFinished) {
+  if (inFlight && !inFlight.writableFinished && inFlight.req?.complete !== false) {
     inFlight.once('finish', () => socket.end());
     inFlight.once('close', () => socket.destroy());
+    return;
+  }
+  // The request in flight itself is cut short (the connection ended before its Content-Length):
+  // its body will never arrive, so its reader must learn it now; waiting for its answer would
+  // hold the connection open forever.
+  if (inFlight && !inFlight.writableFinished) {
+    socket.destroy();
     return;
   }
   const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
@@ -81,7 +86,7 @@ export async function serve(opts: { port?: number; worker: boolean; config?: Con
   const db = await openDatabase(config);
   await migrate(db.ownerUrl, db.loginPassword);
 
-  const owner = new pg.Pool({ connectionString: db.ownerUrl, max: 2 });
+  const owner = outlivingOutages(new pg.Pool({ connectionString: db.ownerUrl, max: 2 }), 'owner');
   const seeded = await seedIfEmpty(owner);
   await owner.end();
   if (seeded) process.stdout.write(`${describeSeed(seeded, config.baseUrl)}\n`);

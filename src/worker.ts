@@ -18,6 +18,7 @@ import { AREAS } from './areas.ts';
 import { loadConfig } from './config.ts';
 import { tasksOf, type TaskDeps } from './registry/area.ts';
 import { sendQueriesWhole } from './db/request.ts';
+import { outlivingOutages } from './db/outage.ts';
 import { createTransports, type Transports } from './delivery/index.ts';
 import { log } from './log.ts';
 
@@ -48,8 +49,7 @@ export async function startWorker(connectionString: string, transports: Transpor
   // Its connections name the process (the step runs it claims record it: step_runs.claimed_by).
   const liveness = workerLiveness(connectionString);
   const pgPool = new pg.Pool({ connectionString, max: 10, options: liveness.connectionOptions });
-  pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
-  pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
+  outlivingOutages(pgPool, 'worker');
   pgPool.on('connect', sendQueriesWhole);
   const events: WorkerEvents = new EventEmitter();
   events.on('pool:create', ({ workerPool }) => liveness.addPool(workerPool.id));
@@ -64,7 +64,9 @@ export async function startWorker(connectionString: string, transports: Transpor
     await pgPool.end();
     throw e;
   }
-  log.info({ tasks: Object.keys(taskList), email: transports.email.name, sms: transports.sms.name }, 'worker started');
+  // which receptionist answers SMS and chat (the model's URL and key are never logged)
+  const receptionist = process.env.AI_BASE_URL?.trim() ? `model ${process.env.AI_MODEL || 'gpt-4o-mini'}` : 'built-in';
+  log.info({ tasks: Object.keys(taskList), email: transports.email.name, sms: transports.sms.name, receptionist }, 'worker started');
   const stop = async (reason?: string) => {
     try {
       await runner.stop(reason);
@@ -91,8 +93,7 @@ export const everyMinuteTasks = (lines: string = crontab): string[] =>
 export async function drainJobs(connectionString: string, transports: Transports, opts: { timeoutMs?: number; baseUrl?: string } = {})
   : Promise<{ drained: true; due_later: number }> {
   const pgPool = new pg.Pool({ connectionString, max: 4 });
-  pgPool.on('error', (err) => log.warn({ err }, 'worker database connection lost'));
-  pgPool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'worker database connection lost')));
+  outlivingOutages(pgPool, 'worker');
   const count = async (sql: string) => Number((await pgPool.query(sql)).rows[0].n);
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -1,5 +1,7 @@
 // Delivers one queued email or SMS: the job app_hidden.queue_message adds in the transaction
-// that decided to send it. Runs on graphile-worker's owner connection, since app_private
+// that decided to send it, and the retries of any message refused for now (a conversation's
+// reply, the receptionist's, a sequence's or a broadcast's: app_private.delivery_retry queues the
+// job again at the next attempt of the retry schedule, docs/delivery.md). Runs on graphile-worker's owner connection, since app_private
 // belongs to the owner alone.
 //
 // A message is sent once: its row stays locked while it is handed over and is marked sent in
@@ -20,6 +22,7 @@ const Payload = z.object({ organization_id: z.uuid(), message_id: z.uuid() });
 export function deliverMessage(transports: Transports): Task {
   return async (payload, helpers) => {
     const { organization_id, message_id } = Payload.parse(payload);
+    let sent = false;
     try {
       await helpers.withPgClient(async (client) => {
         await client.query('begin');
@@ -29,16 +32,24 @@ export function deliverMessage(transports: Transports): Task {
                from app_private.outgoing_messages
               where organization_id = $1 and id = $2
                 for update`, [organization_id, message_id]);
-          // Gone (its organization was deleted) or already delivered: nothing to do.
-          if (message && message.status !== 'sent') {
+          // Gone (its organization was deleted), delivered, failed or unknown: nothing to do. A
+          // sequence's message retried after its enrollment ended (cancelled, unsubscribed) is
+          // failed instead of sent.
+          const ended = message?.status === 'queued'
+            && (await client.query<{ ended: boolean }>('select app_private.delivery_enrollment_ended($1, $2) as ended',
+              [organization_id, message_id])).rows[0]!.ended;
+          if (message?.status === 'queued' && !ended) {
             const accepted = await transports[message.channel].send(message, client);
             // the provider's id (Twilio's SID): its status callbacks name the message by it
             if (accepted?.providerId) {
               await client.query('select app_private.delivery_set_provider_id($1, $2, $3)', [organization_id, message_id, accepted.providerId]);
             }
             await client.query(
-              `update app_private.outgoing_messages set status = 'sent', sent_at = now(), error = null
+              `update app_private.outgoing_messages set status = 'sent', sent_at = now(), error = null, next_attempt_at = null
                 where organization_id = $1 and id = $2`, [organization_id, message_id]);
+            // a sequence's or broadcast's message that was retried: its step recorded, its enrollment moved on
+            await client.query('select app_private.delivery_settle($1, $2, null)', [organization_id, message_id]);
+            sent = true;
           }
           await client.query('commit');
         } catch (e) {
@@ -47,22 +58,24 @@ export function deliverMessage(transports: Transports): Task {
         }
       });
     } catch (e) {
-      // Kept for operators; graphile-worker retries with backoff until max_attempts, after which
-      // the message is marked failed. A permanent refusal (an SMTP 5xx) fails it now: sending
-      // again cannot change the answer, so the job ends without a retry.
-      const permanent = isPermanentDeliveryError(e);
-      const last = permanent || helpers.job.attempts >= helpers.job.max_attempts;
-      await helpers.query(
-        `update app_private.outgoing_messages
-            set error = $3, status = case when $4 then 'failed' else status end
-          where organization_id = $1 and id = $2 and status <> 'sent'`,
-        [organization_id, message_id, String((e as Error)?.message ?? e).slice(0, 1000), last],
-      ).catch((recordError: Error) => helpers.logger.error(`could not record the delivery error: ${recordError.message}`));
-      if (permanent) {
-        helpers.logger.warn(`message ${message_id} refused for good: ${String((e as Error).message).slice(0, 200)}`);
+      const error = String((e as Error)?.message ?? e).slice(0, 1000);
+      if (sent) throw e; // the commit itself failed: graphile-worker runs the job again
+      if (isPermanentDeliveryError(e)) {
+        // refused for good (an SMTP 5xx, a provider's permanent error): sending again cannot change the answer
+        helpers.logger.warn(`message ${message_id} refused for good: ${error.slice(0, 200)}`);
+        await helpers.query(
+          `update app_private.outgoing_messages set error = $3, status = 'failed', next_attempt_at = null
+            where organization_id = $1 and id = $2 and status = 'queued'`, [organization_id, message_id, error]);
+        await helpers.query('select app_private.delivery_settle($1, $2, $3)', [organization_id, message_id, error]);
         return;
       }
-      throw e;
+      // refused for now (connection refused, reset or timed out, SMTP 4xx, HTTP 429/5xx): the
+      // message stays queued and its job comes back at the next attempt of the retry schedule
+      // (app_private.delivery_retry); if that cannot be recorded, graphile-worker retries the job
+      const { rows: [retry] } = await helpers.query<{ at: Date | null }>('select app_private.delivery_retry($1, $2, $3) as at',
+        [organization_id, message_id, error]);
+      helpers.logger.warn(`message ${message_id} refused for now (${error.slice(0, 200)}); ${
+        retry?.at ? `tried again at ${retry.at.toISOString()}` : 'its retries are over: failed'}`);
     }
   };
 }

@@ -9,6 +9,8 @@
 -- the schedule's organization. test/broadcasts/background-claims.test.ts checks that no function
 -- the worker's tasks call reads a claim, through calls and the triggers of the tables they write.
 
+set local role svc_owner;
+
 create or replace function app_hidden.audience_filter_of(org_id uuid, sees_details boolean, definition jsonb, path text)
   returns app_hidden.audience_filter
     LANGUAGE plpgsql STABLE
@@ -318,3 +320,5 @@ begin
     'broadcast_run:' || run, now());
   return run;
 end $_$;
+
+reset role;

@@ -7,6 +7,8 @@
 -- of the broadcast ends it becomes `draft`, as after sequences_set_schedule: a start then finds
 -- no occurrence left (a once schedule fires once), and a new sequences_set_schedule sends again.
 
+set local role svc_owner;
+
 create or replace function app_private.tg_broadcast_runs__schedule_done() returns trigger
   language plpgsql security definer
   set search_path to 'pg_catalog', 'public', 'pg_temp'
@@ -28,3 +30,5 @@ create trigger _500_schedule_done
   after insert or update of status on app_public.broadcast_runs
   for each row when (new.status <> 'sending')
   execute function app_private.tg_broadcast_runs__schedule_done();
+
+reset role;

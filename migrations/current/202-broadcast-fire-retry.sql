@@ -9,6 +9,8 @@
 -- (app_hidden.broadcast_schedule_json) shows it as `fire_retry`; a fire that succeeds, or any
 -- change of the schedule (set, start, pause), clears it.
 
+set local role svc_owner;
+
 alter table app_public.broadcast_schedules
   add column if not exists fire_attempts int not null default 0,
   add column if not exists fire_error text,
@@ -85,3 +87,5 @@ begin
     'created_at', b.created_at, 'updated_at', b.updated_at,
     'runs', runs, 'runs_total', total, 'page', page, 'limit', page_size);
 end $$;
+
+reset role;

@@ -106,8 +106,8 @@ begin
 
   -- who may book whom
   if tm is null and app_hidden.current_role() in ('manager', 'member')
-     and not (app_hidden.current_role() = 'manager' and 'appointments' = any(app_hidden.current_powers())) then
-    -- a member (or a manager without the power) books itself
+     and not app_hidden.current_may_book_team_member(null) then
+    -- a member (or a manager without the appointments power) may not pick among the team: it books itself
     tm := app_hidden.current_staff_profile_id();
     if tm is null then
       perform app_hidden.raise_error(403, 'insufficient_role',

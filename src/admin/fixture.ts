@@ -88,6 +88,16 @@ const Organization = {
   default_sms_number: z.string().nullish(),
   /** The answer to an SMS HELP/INFO (README: Delivery webhooks); absent: the default. */
   sms_help_text: z.string().min(1).max(300).nullish(),
+  /** What the receptionist is told and answers (docs/receptionist.md); all optional. */
+  receptionist: z.strictObject({
+    instructions: z.string().min(1).max(4000).optional(),
+    handover_message: z.string().min(1).max(600).optional(),
+    faq: z.array(z.strictObject({
+      question: z.string().min(1).max(500),
+      keywords: z.array(z.string().min(1).max(60)).min(1).max(20),
+      answer: z.string().min(1).max(1000),
+    })).max(50).optional(),
+  }).default({}),
 };
 
 const Location = {
@@ -269,10 +279,12 @@ export function parseFixture(json: unknown, sections: readonly FixtureSection[])
 export async function applyFixture(client: pg.ClientBase, fixture: ParsedFixture, sections: readonly FixtureSection[]): Promise<Applied> {
   const o = (fixture as Tenancy).organization;
   const [org] = (await client.query<{ id: string }>(
-    `insert into app_public.organizations (name, mcp_enabled, tag_limit, sending_email_domain, default_sms_number, sms_help_text)
-     values ($1, $2, $3, $4, $5, $6) returning id`,
+    `insert into app_public.organizations (name, mcp_enabled, tag_limit, sending_email_domain, default_sms_number, sms_help_text,
+       receptionist)
+     values ($1, $2, $3, $4, $5, $6, $7) returning id`,
     [o.name, o.mcp_enabled, o.tag_limit, o.sending_email_domain ?? null,
-      o.default_sms_number ? normalizePhone(o.default_sms_number, 'organization.default_sms_number') : null, o.sms_help_text ?? null],
+      o.default_sms_number ? normalizePhone(o.default_sms_number, 'organization.default_sms_number') : null, o.sms_help_text ?? null,
+      JSON.stringify(o.receptionist ?? {})],
   )).rows;
 
   const ids: Record<string, string> = {};

@@ -80,7 +80,7 @@ const count = (what: string) => z.int().describe(what);
 export const Run = z.object({
   id: uuid,
   status: z.enum(['sending', 'completed', 'cancelled', 'failed'])
-    .describe('sending, completed, cancelled (sequences_cancel_schedule_run or a new schedule), failed (the audience was gone when it fired)'),
+    .describe('sending (until every recipient\'s message has gone or been skipped), completed, cancelled (sequences_cancel_schedule_run or a new schedule), failed (the audience was gone when it fired)'),
   fire_at: timestamp.describe('The occurrence it fired for'),
   started_at: timestamp,
   finished_at: timestamp.nullable(),
@@ -90,6 +90,9 @@ export const Run = z.object({
   failed: count('Messages the transport refused'),
   unknown: count('Messages handed over when a worker died, never sent again'),
   cancelled: count('Recipients stopped before their message went'),
+  waiting: count('Recipients of a sending run whose message has not gone yet (0 once the run has ended)'),
+  held_until: timestamp.nullable()
+    .describe('The run fired outside its send window and waits for this opening; null when it is not waiting for one'),
 });
 
 export const Schedule = z.object({

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { loadConfig } from '../config.ts';
 import { openDatabase, type Database } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
+import { outlivingOutages } from '../db/outage.ts';
 import { createTransports } from '../delivery/index.ts';
 import { AREAS } from '../areas.ts';
 import { operationsOf } from '../registry/area.ts';
@@ -71,7 +72,7 @@ function args<O extends Options>(argv: string[], options: O = {} as O, positiona
 
 async function withOwner<T>(fn: (pool: pg.Pool, db: Database) => Promise<T>): Promise<T> {
   const db = await openDatabase(loadConfig());
-  const pool = new pg.Pool({ connectionString: db.ownerUrl, max: 2 });
+  const pool = outlivingOutages(new pg.Pool({ connectionString: db.ownerUrl, max: 2 }), 'owner');
   try {
     await migrate(db.ownerUrl, db.loginPassword);
     return await fn(pool, db);

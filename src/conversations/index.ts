@@ -1,7 +1,6 @@
 // The conversations area: the receptionist's inbox of email, SMS and web chat threads, the AI
 // that answers them, and the person who can take over. docs/conversations.md describes it.
 import type { Area } from '../registry/area.ts';
-import { conversationAiReply } from './ai_reply.ts';
 import { chatPages } from './chat.ts';
 import { conversationsFixture } from './fixture.ts';
 import { conversationsGet, conversationsList } from './reads.ts';
@@ -11,7 +10,7 @@ export const conversations: Area = {
   name: 'conversations',
   // the fixed path /conversations/sms comes before the /conversations/{conversationId} paths
   operations: [conversationsList, conversationsSendSms, conversationsGet, conversationsReply, conversationsHold, conversationsResume],
-  tasks: (deps) => ({ conversation_ai_reply: conversationAiReply(deps) }),
+  // the AI's answers (task conversation_ai_reply) are the receptionist area's
   fixture: conversationsFixture,
   // web chat from the organization's sites (no key: the widget's id, then the visitor's token)
   pages: chatPages,

@@ -7,7 +7,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** Text escaped for HTML element content and quoted attribute values. */
 export const esc = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-const NAV = [['/dashboard/keys', 'Keys'], ['/dashboard/people', 'People'], ['/dashboard/agent-access', 'Agent access'],
+const NAV = [['/dashboard/inbox', 'Inbox'], ['/dashboard/keys', 'Keys'], ['/dashboard/people', 'People'], ['/dashboard/agent-access', 'Agent access'],
   ['/dashboard/organization', 'Organization'], ['/dashboard/connected-apps', 'Connected apps'], ['/dashboard/webhooks', 'Webhooks']] as const;
 
 /** A whole page: title, navigation for a signed-in person (with sign-out, a form), the body. */

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { log } from '../log.ts';
+import { keepAlive } from './outage.ts';
 
 interface Secrets { ownerPassword: string; loginPassword: string }
 
@@ -20,7 +21,7 @@ async function secretsFor(dataDir: string): Promise<Secrets> {
 }
 
 async function reachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  const client = keepAlive(new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 }), 'embedded');
   try {
     await client.connect();
     return true;
@@ -79,7 +80,7 @@ export async function startEmbedded(dataDir: string, port: number): Promise<Embe
  * shutdown, which would cut those still closing, and their pools would log them as lost.
  */
 async function othersGone(base: string): Promise<void> {
-  const client = new pg.Client(`${base}/postgres`);
+  const client = keepAlive(new pg.Client(`${base}/postgres`), 'embedded');
   await client.connect();
   try {
     for (const until = Date.now() + 3_000; Date.now() < until;) {
@@ -94,7 +95,7 @@ async function othersGone(base: string): Promise<void> {
 }
 
 async function ensureDatabase(base: string): Promise<void> {
-  const client = new pg.Client(`${base}/postgres`);
+  const client = keepAlive(new pg.Client(`${base}/postgres`), 'embedded');
   await client.connect();
   try {
     const { rowCount } = await client.query(`select 1 from pg_database where datname = 'svc'`);

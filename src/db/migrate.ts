@@ -6,6 +6,7 @@ import { migrate as gmMigrate, watch as gmWatch, Logger } from 'graphile-migrate
 import { runMigrations as workerMigrations, Logger as WorkerLogger } from 'graphile-worker';
 import pg from 'pg';
 import { literal } from './sql.ts';
+import { keepAlive } from './outage.ts';
 import { log } from '../log.ts';
 
 const migrationsFolder = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -42,7 +43,7 @@ export function currentMigrationFiles(): string[] {
  * development only) the migration in progress, as `graphile-migrate watch --once` runs it.
  */
 export async function migrate(ownerUrl: string, loginPassword?: string, opts: { withCurrent?: boolean } = {}): Promise<void> {
-  const check = new pg.Client(ownerUrl);
+  const check = keepAlive(new pg.Client(ownerUrl), 'migrate');
   await check.connect();
   const current = await upToDate(check).finally(() => check.end());
   // graphile-migrate refuses, rather than waits, while another process holds its lock.
@@ -65,7 +66,7 @@ export async function migrate(ownerUrl: string, loginPassword?: string, opts: { 
 
 /** Gives svc_login its password (ours: generated for the embedded server, or SVC_LOGIN_PASSWORD). */
 export async function setLoginPassword(ownerUrl: string, password: string): Promise<void> {
-  const client = new pg.Client(ownerUrl);
+  const client = keepAlive(new pg.Client(ownerUrl), 'migrate');
   await client.connect();
   try {
     for (let attempt = 1; ; attempt++) {

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { literal, sql, toQuery, type Sql } from './sql.ts';
+import { outlivingOutages } from './outage.ts';
 
 /**
  * How long one request's message (or one statement of a multi-statement handler) may run in
@@ -37,7 +38,7 @@ export function createRequestPool(
     statement_timeout: opts.statementTimeoutMs ?? REQUEST_STATEMENT_TIMEOUT_MS,
   });
   pool.on('connect', sendQueriesWhole);
-  return pool;
+  return outlivingOutages(pool, 'request');
 }
 
 /**
@@ -166,8 +167,39 @@ function execute(name: string, values: readonly unknown[]): string {
   return values.length ? `execute ${name}(${values.map(literal).join(', ')})` : `execute ${name}`;
 }
 
-function authCall(keyHash: Buffer, req: Requirement): string {
-  return execute(AUTH.name, [keyHash, req.scope, req.memberAccess, req.managerPower]);
+/**
+ * Who a statement runs as: an API key's (or OAuth access token's) hash, or an internal actor of
+ * the service (the receptionist) whose claims an owner-only SQL function sets: `authenticate`
+ * names it (fixed text, never input) and is called with `args`, then the operation's scope,
+ * member access and manager power, and answers the claims. Such a credential works only on a
+ * connection of the owner, which becomes svc_request after that call.
+ */
+export type Credential = Buffer | InternalCredential;
+export interface InternalCredential { authenticate: string; args: readonly unknown[] }
+
+/** The statements that authenticate and take the request role, and where their answer (the claims) is among them. */
+async function authStatements(client: pg.ClientBase, credential: Credential, req: Requirement): Promise<{ text: string; claimsAt: number }> {
+  if (Buffer.isBuffer(credential)) {
+    await ensurePrepared(client, AUTH.name, AUTH.text);
+    return { text: `set local role svc_request; ${execute(AUTH.name, [credential, req.scope, req.memberAccess, req.managerPower])}`, claimsAt: 1 };
+  }
+  const args = [...credential.args, req.scope, req.memberAccess, req.managerPower];
+  const text = `select ${credential.authenticate}(${args.map((_, i) => `$${i + 1}`).join(', ')}) as claims`;
+  const name = statementName(text);
+  await ensurePrepared(client, name, text);
+  return { text: `${execute(name, args)}; set local role svc_request`, claimsAt: 0 };
+}
+
+/**
+ * Where a request runs: a pool (a connection is checked out for it and given back), or a
+ * connection the caller holds (an internal actor's job), which stays the caller's.
+ */
+export type Connection = pg.Pool | pg.PoolClient;
+
+async function lease(on: Connection, forClaim = false): Promise<{ client: pg.PoolClient; release: () => void }> {
+  if (!(on instanceof pg.Pool)) return { client: on, release: () => undefined };
+  const client = await (forClaim ? checkoutForClaim(on) : checkout(on));
+  return { client, release: () => releaseClient(client) };
 }
 
 // A migration that changes what a prepared statement depends on makes PostgreSQL refuse it
@@ -211,13 +243,13 @@ function releaseClient(client: pg.PoolClient, destroy = false): void {
 /** runStatement on a connection the caller checked out. */
 async function statementOn(
   client: pg.ClientBase,
-  keyHash: Buffer,
+  credential: Credential,
   req: Requirement,
   statement: Sql | undefined,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
   return preparedRun(client, async () => {
-    await ensurePrepared(client, AUTH.name, AUTH.text);
-    let text = `set local role svc_request; ${authCall(keyHash, req)}`;
+    const auth = await authStatements(client, credential, req);
+    let text = auth.text;
     if (statement) {
       const q = toQuery(statement);
       const name = statementName(q.text);
@@ -225,7 +257,7 @@ async function statementOn(
       text += `; ${execute(name, statement.values)}`;
     }
     const results = (await client.query(text)) as unknown as Results;
-    return { claims: results[1]!.rows[0]!.claims as Claims, rows: statement ? results[2]!.rows : [] };
+    return { claims: results[auth.claimsAt]!.rows[0]!.claims as Claims, rows: statement ? results[2]!.rows : [] };
   });
 }
 
@@ -371,30 +403,23 @@ function claimWriteRecord(c: IdempotencyClaim, statement: Sql): Sql {
  * the write's, or the answer stored by the first call with that key.
  */
 export async function runStatement(
-  pool: pg.Pool,
-  keyHash: Buffer,
+  on: Connection,
+  credential: Credential,
   req: Requirement,
   statement: Sql | undefined,
   claim?: IdempotencyClaim,
 ): Promise<{ claims: Claims; rows: Record<string, unknown>[] }> {
-  if (!claim) {
-    const client = await checkout(pool);
-    try {
-      return await retryingConflicts(() => statementOn(client, keyHash, req, statement));
-    } finally {
-      releaseClient(client);
-    }
-  }
-  const client = await checkoutForClaim(pool);
+  const { client, release } = await lease(on, claim !== undefined);
   try {
-    return await retryingConflicts(() => statementOn(client, keyHash, req, claimWriteRecord(claim, statement!)));
+    if (!claim) return await retryingConflicts(() => statementOn(client, credential, req, statement));
+    return await retryingConflicts(() => statementOn(client, credential, req, claimWriteRecord(claim, statement!)));
   } catch (e) {
     // Refusals (SV… codes) and the database's own errors pass; without an answer from the
-    // server the statement may or may not have committed.
-    if (typeof (e as { code?: unknown })?.code === 'string') throw e;
+    // server a claimed write may or may not have committed.
+    if (!claim || typeof (e as { code?: unknown })?.code === 'string') throw e;
     throw new CommitOutcomeUnknown(e);
   } finally {
-    releaseClient(client);
+    release();
   }
 }
 
@@ -418,29 +443,28 @@ type Body<T> = (tx: Tx, claims: Claims, first: Record<string, unknown>[]) => Pro
  * handler, otherwise the handler's answer is stored (app_hidden.idempotency_record) and commits
  * with the write. A refused or failed write rolls back with its claim, so the key stays free.
  */
-export function runTransaction<T>(pool: pg.Pool, keyHash: Buffer, req: Requirement, body: Body<T>, opts?: { first?: Sql }): Promise<T>;
-export function runTransaction<T>(pool: pg.Pool, keyHash: Buffer, req: Requirement, body: Body<T>, opts: { claim: IdempotencyClaim }): Promise<Answer>;
+export function runTransaction<T>(on: Connection, credential: Credential, req: Requirement, body: Body<T>, opts?: { first?: Sql }): Promise<T>;
+export function runTransaction<T>(on: Connection, credential: Credential, req: Requirement, body: Body<T>, opts: { claim: IdempotencyClaim }): Promise<Answer>;
 export async function runTransaction<T>(
-  pool: pg.Pool,
-  keyHash: Buffer,
+  on: Connection,
+  credential: Credential,
   req: Requirement,
   body: Body<T>,
   opts: { first?: Sql; claim?: IdempotencyClaim } = {},
 ): Promise<T | Answer> {
   const { claim } = opts;
+  const { client, release } = await lease(on, claim !== undefined);
   if (!claim) {
-    const client = await checkout(pool);
     try {
       // the handler only queries through tx, so running it again repeats nothing outside the database
-      return await retryingConflicts(() => transactionOn(client, keyHash, req, body, opts.first));
+      return await retryingConflicts(() => transactionOn(client, credential, req, body, opts.first));
     } finally {
-      releaseClient(client);
+      release();
     }
   }
-  const client = await checkoutForClaim(pool);
   let claimed = false;
   try {
-    return await transactionOn(client, keyHash, req, async (tx, claims, [stored]) => {
+    return await transactionOn(client, credential, req, async (tx, claims, [stored]) => {
       claimed = true;
       if (stored!.response_status != null) return { status: Number(stored!.response_status), body: stored!.response_body };
       const answer = await body(tx, claims, []);
@@ -452,20 +476,20 @@ export async function runTransaction<T>(
     if (claimed || /^SV/.test((e as { code?: string })?.code ?? '')) throw e;
     throw new ClaimStoreUnavailable(e);
   } finally {
-    releaseClient(client);
+    release();
   }
 }
 
 async function transactionOn<T>(
   client: pg.ClientBase,
-  keyHash: Buffer,
+  credential: Credential,
   req: Requirement,
   body: Body<T>,
   first?: Sql,
 ): Promise<T> {
   return inTransaction(client, async () => {
-    await ensurePrepared(client, AUTH.name, AUTH.text);
-    let text = `begin; set local role svc_request; ${authCall(keyHash, req)}`;
+    const auth = await authStatements(client, credential, req);
+    let text = `begin; ${auth.text}`;
     if (first) {
       const q = toQuery(first);
       const name = statementName(q.text);
@@ -473,7 +497,7 @@ async function transactionOn<T>(
       text += `; ${execute(name, first.values)}`;
     }
     const results = (await client.query(text)) as unknown as Results;
-    return { claims: results[2]!.rows[0]!.claims as Claims, first: first ? results[3]!.rows : [] };
+    return { claims: results[auth.claimsAt + 1]!.rows[0]!.claims as Claims, first: first ? results[3]!.rows : [] };
   }, body);
 }
 

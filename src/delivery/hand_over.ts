@@ -1,14 +1,15 @@
 // Handing a claimed batch of messages to the transports, all at once: what the sequences engine's
 // jobs and broadcast runs do between the claim (committed) and the record of the answers. Each
 // message is handed over exactly once; a refusal is its answer, never a retry here (the record
-// marks it failed). At most IN_FLIGHT at a time: an SMTP pool queues what its connections cannot
+// fails it when permanent, else hands it to the delivery queue's retries). At most IN_FLIGHT at a time: an SMTP pool queues what its connections cannot
 // take, but an HTTP provider counts concurrent requests (Twilio answers 429 past its account's
 // limit), and a batch of hundreds at once would be refused in part. The answers keep the batch's order.
 import type pg from 'pg';
 import { serially } from '../db/serial.ts';
-import type { OutgoingMessage, Transports } from './transport.ts';
+import { isPermanentDeliveryError, type OutgoingMessage, type Transports } from './transport.ts';
 
-export interface HandOverAnswer { message_id: string; error: string | null; provider_id: string | null }
+/** `permanent`: the refusal is final (the message fails); otherwise an error is retried later (app_private.delivery_retry_later). */
+export interface HandOverAnswer { message_id: string; error: string | null; provider_id: string | null; permanent?: boolean }
 
 /** Messages of one batch with the transports at a time. */
 export const IN_FLIGHT = 16;
@@ -45,6 +46,6 @@ export async function handOverOne(transports: Transports, client: pg.ClientBase,
   } catch (e) {
     const error = String((e as Error)?.message ?? e).slice(0, 1000);
     log(`message ${message.id} refused by the ${message.channel} transport: ${error}`);
-    return { message_id: message.id, error, provider_id: null };
+    return { message_id: message.id, error, provider_id: null, permanent: isPermanentDeliveryError(e) };
   }
 }

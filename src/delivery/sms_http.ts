@@ -1,7 +1,8 @@
 // SMS through an HTTP provider (SMS_TRANSPORT=https://…). The spec leaves the provider open, so
 // this is the smallest contract a provider's API or a small adapter in front of it can meet:
-// POST JSON {from, to, body}; any 2xx means accepted, anything else is a failure to retry.
-import type { Transport } from './transport.ts';
+// POST JSON {from, to, body}; any 2xx means accepted; 429, 5xx or no answer is a failure to retry,
+// another 4xx a permanent refusal (transport.ts, httpRefusal).
+import { httpRefusal, type Transport } from './transport.ts';
 
 export function httpSmsTransport(setting: string): Transport {
   const url = new URL(setting);
@@ -26,7 +27,7 @@ export function httpSmsTransport(setting: string): Transport {
         signal: AbortSignal.timeout(15_000),
       });
       const text = await res.text();
-      if (!res.ok) throw new Error(`SMS provider answered ${res.status}: ${text.slice(0, 200)}`);
+      if (!res.ok) throw httpRefusal('SMS provider', res.status, text);
     },
   };
 }

@@ -3,8 +3,8 @@
 // stable per message; Reply-To reply+TOKEN@ the sending domain, which routes an answer back to
 // the conversation (src/delivery/inbound_email.ts); the headers it was built with (the RFC 8058
 // one-click unsubscribe pair on sequence and broadcast mail); and for HTML a plain-text part
-// beside it. A temporary refusal (SMTP 4xx, or the connection failing) is retried here with
-// backoff, then thrown for the job to retry later; a permanent one (5xx) is a
+// beside it. A temporary refusal (SMTP 4xx, or the connection failing) is thrown for the delivery
+// queue to retry later (and retried here first when retryDelaysMs asks); a permanent one (5xx) is a
 // PermanentDeliveryError: the message fails with the server's reason and is never retried.
 import nodemailer from 'nodemailer';
 import type { OutgoingMessage, Transport } from './transport.ts';
@@ -25,7 +25,9 @@ const responseCode = (e: unknown): number | undefined => {
 };
 
 export function smtpTransport(url: string, options: SmtpOptions = {}): Transport {
-  const delays = options.retryDelaysMs ?? [500, 2000];
+  // none by default: a message refused for now goes back to the delivery queue, which retries it
+  // for hours on the retry schedule (docs/delivery.md) without holding up the rest of its batch
+  const delays = options.retryDelaysMs ?? [];
   // One pool of connections per transport (one per worker), as a bare nodemailer pool keeps:
   // a message goes over a connection already greeted and EHLO'd, not a new TCP connection, greeting
   // and EHLO each (bench/delivery.ts: 35 against 400 msg/s). At most five connections (nodemailer's

@@ -36,4 +36,15 @@ export class PermanentDeliveryError extends Error {
   readonly permanent = true;
 }
 
+/**
+ * An HTTP provider's refusal: 429 (too many requests), 408, 425, 5xx, and 401/403/409 (credentials or
+ * an account the operator can fix within the retry window) are temporary, thrown as plain errors
+ * for the delivery queue to retry; any other 4xx (a bad number, a refused body) is permanent.
+ */
+export function httpRefusal(provider: string, status: number, text: string): Error {
+  const message = `${provider} answered ${status}: ${text.slice(0, 200)}`;
+  const temporary = status === 429 || status >= 500 || [401, 403, 408, 409, 425].includes(status);
+  return temporary ? new Error(message) : new PermanentDeliveryError(message);
+}
+
 export const isPermanentDeliveryError = (e: unknown): boolean => (e as { permanent?: unknown })?.permanent === true;

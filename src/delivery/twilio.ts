@@ -5,7 +5,7 @@
 // pointing back at us (SVC_BASE_URL + /webhooks/twilio/status, src/delivery/webhooks.ts); the
 // answer's `sid` is kept as the message's provider id, which the status callbacks name.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Transport } from './transport.ts';
+import { httpRefusal, type Transport } from './transport.ts';
 
 export interface TwilioSetting { accountSid: string; authToken: string; apiBase: string }
 
@@ -64,7 +64,7 @@ export function twilioSmsTransport(setting: TwilioSetting, baseUrl: string | und
         signal: AbortSignal.timeout(15_000),
       });
       const text = await res.text();
-      if (!res.ok) throw new Error(`Twilio answered ${res.status}: ${text.slice(0, 200)}`);
+      if (!res.ok) throw httpRefusal('Twilio', res.status, text);
       let sid: unknown;
       try { sid = (JSON.parse(text) as { sid?: unknown }).sid; } catch { /* refused below */ }
       if (typeof sid !== 'string' || sid.length === 0 || sid.length > 200) {

@@ -1,19 +1,21 @@
-// The MCP entry point, POST /api/v1/mcp: stateless Streamable HTTP, a fresh server and
-// transport per request (a stateless transport must never serve two requests); what does not
-// depend on the request (the tools and their JSON Schemas, the JSON Schema validator) is built once. The key is
-// checked first: 401 without a valid one, then, in the same round trip, the database's rule
-// (app_hidden.authorize_mcp): 404 when the organization has MCP turned off, else the tools the
-// credential may call.
+// The MCP entry point, POST /api/v1/mcp, serving every protocol revision from 2025-03-26 to
+// 2026-07-28, chosen per request. A request carrying the 2026-07-28 per-request envelope (its
+// protocol version and client capabilities in params._meta, no initialize, no session) goes to
+// the SDK's createMcpHandler; any other (the 2025 revisions, which open with initialize, and
+// batches) to a stateless Streamable HTTP transport of our own, answering JSON when the client
+// prefers it. Either way a fresh server per request, built by one factory; what does not depend
+// on the request (the tools and their JSON Schemas, the JSON Schema validator) is built once. The
+// key is checked first: 401 without a valid one, then, in the same round trip, the database's
+// rule (app_hidden.authorize_mcp): 404 when the organization has MCP turned off, else the tools
+// the credential may call.
 import type { Request, Response } from 'express';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { z } from 'zod';
 import {
-  CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult, type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+  Server, WebStandardStreamableHTTPServerTransport, createMcpHandler, isLegacyRequest, specTypeSchemas,
+  SERVER_INFO_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY,
+  type AuthInfo, type CallToolResult, type JsonSchemaType, type JsonSchemaValidator, type jsonSchemaValidator, type McpRequestContext,
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { bearerKey, credentialHash } from '../auth/keys.ts';
 import { ACCESS_TOKEN_PATTERN } from '../auth/oauth.ts';
@@ -48,7 +50,10 @@ function okResult(entry: ToolEntry, body: unknown): CallToolResult {
 }
 
 /** An operation as a tool, built once with the registry: the list and each call only read it. */
-interface ToolEntry { op: AnyOperation; tool: Tool; wraps: boolean; guarded?: AnyOperation }
+interface ToolEntry { op: AnyOperation; tool: ReturnType<typeof toolOf>; wraps: boolean; guarded?: AnyOperation }
+
+/** The revision of the stateless core: every request carries its version and capabilities in _meta. */
+export const STATELESS_REVISION = '2026-07-28';
 
 /**
  * A read that runs one statement, as the fast path of a lone tools/call runs it: the statement
@@ -67,10 +72,19 @@ function guardedRead(op: AnyOperation): AnyOperation | undefined {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const CALL_META = CallToolRequestSchema.shape.params.shape._meta;
+const REQUEST_META = specTypeSchemas.RequestMeta;
+
+/** The first issue the SDK's schema (a Standard Schema, checked synchronously) finds with `value`, else undefined. */
+type SpecSchema = (typeof specTypeSchemas)[keyof typeof specTypeSchemas];
+function issueOf(schema: SpecSchema, value: unknown): { path: string; message: string } | undefined {
+  const result = schema['~standard'].validate(value) as { issues?: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }[] };
+  const issue = result.issues?.[0];
+  if (!issue) return undefined;
+  return { path: (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.'), message: issue.message };
+}
 
 /** The tool and arguments of a body that is one well-formed tools/call request, else undefined. */
-interface LoneCall { id: string | number; name: string; args: Record<string, unknown> }
+interface LoneCall { id: string | number; name: string; args: Record<string, unknown>; meta?: Record<string, unknown> }
 function loneCall(json: unknown): LoneCall | undefined {
   if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
   const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
@@ -82,21 +96,32 @@ function loneCall(json: unknown): LoneCall | undefined {
   // anything else in params (a task to create, say) is for the SDK's server to answer
   if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments' && k !== '_meta')) return undefined;
   // _meta as the SDK's schema has it (a progress token is a string or an integer, say)
-  if (params._meta !== undefined && !CALL_META.safeParse(params._meta).success) return undefined;
+  if (params._meta !== undefined && issueOf(REQUEST_META, params._meta)) return undefined;
   const args = params.arguments ?? {};
   if (!isPlainObject(args)) return undefined;
-  return { id: m.id as string | number, name: params.name, args };
+  return { id: m.id as string | number, name: params.name, args, meta: params._meta as Record<string, unknown> | undefined };
 }
 
 /**
- * Whether the SDK's transport would take this request as it is: a JSON body, and no protocol
- * version header or a supported one (the transport answers 415 and 400 otherwise; such a request
- * takes the ordinary path, which answers them). The Accept header is checked by negotiate.
+ * The revision a lone tools/call is answered in when the SDK would take it as it is, else
+ * undefined (the ordinary path then answers it, refusals included). A JSON body, always; then
+ * either a 2025 request (no envelope in _meta, and no protocol version header or a 2025 one), or
+ * a 2026-07-28 request whose envelope and headers agree as that revision requires: the version
+ * header and _meta's version both 2026-07-28, client capabilities an object, Mcp-Method
+ * tools/call and Mcp-Name the tool's name. The Accept header is checked by negotiate.
  */
-function answersDirectly(req: Request): boolean {
+type Era = 'legacy' | 'modern';
+function directEra(req: Request, call: LoneCall): Era | undefined {
+  if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) return undefined;
   const version = req.headers['mcp-protocol-version'];
-  return /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')
-    && (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version as string));
+  if (!call.meta || !(PROTOCOL_VERSION_META_KEY in call.meta)) {
+    if (call.meta && CLIENT_CAPABILITIES_META_KEY in call.meta) return undefined;
+    return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version as string) ? 'legacy' : undefined;
+  }
+  const modern = version === STATELESS_REVISION && call.meta[PROTOCOL_VERSION_META_KEY] === STATELESS_REVISION
+    && isPlainObject(call.meta[CLIENT_CAPABILITIES_META_KEY])
+    && req.headers['mcp-method'] === 'tools/call' && req.headers['mcp-name'] === call.name;
+  return modern ? 'modern' : undefined;
 }
 
 /**
@@ -108,7 +133,7 @@ function answersDirectly(req: Request): boolean {
  * answers every refusal as before. A read may so run twice when it fails; it changes nothing,
  * and a failing call is the rare one.
  */
-async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, call: LoneCall): Promise<string | undefined> {
+async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, call: LoneCall, era: Era): Promise<string | undefined> {
   const entry = tools.get(call.name);
   if (!entry?.guarded) return undefined;
   const op = entry.guarded;
@@ -123,8 +148,9 @@ async function fastCall(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>
   const text = JSON.stringify(body) as string | undefined;
   if (text === undefined) return undefined;
   const structured = entry.wraps ? `{"result":${text}}` : text;
-  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${structured}},`
-    + `"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+  // a 2026-07-28 result states that it is complete, and names the server, as the SDK's does
+  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${structured}`
+    + `${era === 'modern' ? MODERN_RESULT_TAIL : ''}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
 }
 
 /**
@@ -148,19 +174,29 @@ const validator = new SharedValidator();
 // tool result with isError. Registered under CallToolRequestSchema itself, the request would be
 // parsed first by the generic layer, whose failure is -32603 (internal error). The arguments
 // arrive as sent: the schema's record would drop a `__proto__` key unseen.
-const ToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+const ToolCall = z.custom<ToolCallParams>(() => true);
 interface ToolCallParams { name: string; arguments?: Record<string, unknown> }
 
 const SERVER_INFO = { name: 'svc', title: 'Receptionist, CRM and follow-up', version: '1.0.0' };
-const SERVER_OPTIONS = { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator };
+/**
+ * How long a 2026-07-28 client may keep what it was told (ttlMs, cacheScope): the tool list
+ * differs per credential and changes with its role, scopes and the organization's settings, so it
+ * is private and kept a minute (a call is authorized when it runs, whatever the list said);
+ * server/discover names no credential's rights and changes only with a release.
+ */
+const CACHE_HINTS = {
+  'tools/list': { ttlMs: 60_000, cacheScope: 'private' as const },
+  'server/discover': { ttlMs: 3_600_000, cacheScope: 'private' as const },
+};
+const SERVER_OPTIONS = { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: CACHE_HINTS };
+const MODERN_RESULT_TAIL = `,"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO })}`;
 
 function buildServer(deps: ExecuteDeps, tools: ReadonlyMap<string, ToolEntry>, key: string, callable: ReadonlySet<string>): Server {
   const server = new Server(SERVER_INFO, SERVER_OPTIONS);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: [...tools.values()].filter((t) => callable.has(t.op.operationId)).map((t) => t.tool),
   }));
-  server.setRequestHandler(ToolCall, async (request) => {
-    const params = request.params as ToolCallParams;
+  server.setRequestHandler('tools/call', { params: ToolCall }, async (params) => {
     const entry = tools.get(params.name);
     if (!entry) return errorResult(notFound(`Tool ${params.name}`));
     const { op } = entry;
@@ -268,8 +304,10 @@ function invalidMessage(m: unknown): string | undefined {
 
 // The requests this server answers, as the SDK's schemas state their params. The SDK's server
 // parses them in a way whose failure it answers -32603 (internal error), with the parser's dump.
-const REQUESTS = new Map<string, z.ZodType>([
-  ['initialize', InitializeRequestSchema], ['ping', PingRequestSchema], ['tools/list', ListToolsRequestSchema], ['tools/call', CallToolRequestSchema],
+const REQUESTS = new Map<string, SpecSchema>([
+  ['initialize', specTypeSchemas.InitializeRequest], ['ping', specTypeSchemas.PingRequest],
+  ['tools/list', specTypeSchemas.ListToolsRequest], ['tools/call', specTypeSchemas.CallToolRequest],
+  ['server/discover', specTypeSchemas.DiscoverRequest],
 ]);
 
 /**
@@ -298,10 +336,9 @@ function refusal(json: unknown): { code: number; message: string; id: string | n
   if (why) return invalid(why);
   const m = json as { id?: string | number; method?: string };
   const schema = m.method !== undefined && m.id !== undefined ? REQUESTS.get(m.method) : undefined;
-  const parsed = schema?.safeParse(json);
-  if (!parsed || parsed.success) return undefined;
-  const issue = parsed.error.issues[0]!;
-  return { code: -32602, message: `Invalid params: ${issue.path.join('.')}: ${issue.message}`, id: m.id!, status: 200 };
+  const issue = schema && issueOf(schema, json);
+  if (!issue) return undefined;
+  return { code: -32602, message: `Invalid params: ${issue.path}: ${issue.message}`, id: m.id!, status: 200 };
 }
 
 /**
@@ -328,15 +365,23 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
   // every tool's description and JSON Schemas, converted from zod once, not per request
   const tools = new Map<string, ToolEntry>(operations.map((op) => [op.operationId,
     { op, tool: toolOf(op), wraps: wrapsOutput(op), guarded: guardedRead(op) }]));
+  // the 2026-07-28 flow: the SDK validates the envelope and headers, answers server/discover and
+  // stamps resultType, ttlMs/cacheScope and serverInfo; the factory gets the request's credential
+  // and the tools it may call through authInfo, as checked below before the request reaches it
+  const modern = createMcpHandler(({ authInfo }: McpRequestContext) => {
+    const { key, callable } = authInfo!.extra as { key: string; callable: ReadonlySet<string> };
+    return buildServer(deps, tools, key, callable);
+  }, { legacy: 'reject', onerror: (err) => log.debug({ err }, 'MCP request refused') });
   return async (req: Request, res: Response): Promise<void> => {
     const key = bearerKey(req.get('authorization'));
     if (!key) throw unauthorized();
     const body = parsedBody(req);
     const prefersJson = negotiate(req);
-    const call = body && prefersJson && answersDirectly(req) ? loneCall(body.json) : undefined;
-    const answered = call && await fastCall(deps, tools, key, call);
-    if (answered !== undefined) {
-      // what the SDK's transport would write for this one request, without building it
+    const call = body && prefersJson ? loneCall(body.json) : undefined;
+    const era = call && directEra(req, call);
+    const answered = era && await fastCall(deps, tools, key, call, era);
+    if (answered) {
+      // what the SDK would write for this one request, without building it
       res.status(200).type('application/json').end(answered);
       return;
     }
@@ -354,25 +399,33 @@ export function mcpHandler(deps: ExecuteDeps, operations: readonly AnyOperation[
     }
     const refused = refusal(body.json);
     if (refused) return jsonRpcError(res, refused.code, refused.message, refused.id, refused.status);
-    const missing = ACCESS_TOKEN_PATTERN.test(key) ? missingScope(body.json, byName, callable, rows[0]!.scopes as string[]) : null;
+    const scopes = rows[0]!.scopes as string[];
+    const missing = ACCESS_TOKEN_PATTERN.test(key) ? missingScope(body.json, byName, callable, scopes) : null;
     if (missing) {
       // MCP "Runtime Insufficient Scope Errors": an OAuth client gets a 403 whose challenge names
       // the scope, and may ask the person for it (API keys keep the tool result with isError)
       throw new ApiError(403, 'insufficient_scope', `This credential lacks the ${missing} scope`, { required: missing });
     }
 
+    const request = webRequest(req);
+    if (!await isLegacyRequest(request, body.json)) {
+      const authInfo: AuthInfo = { token: key, clientId: 'svc', scopes, extra: { key, callable } };
+      return send(res, await modern.fetch(request, { authInfo, parsedBody: body.json }), false);
+    }
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: prefersJson });
-    return serve(req, res, buildServer(deps, tools, key, callable), transport, body.json);
+    return serve(request, res, buildServer(deps, tools, key, callable), transport, body.json);
   };
 }
 
-async function serve(req: Request, res: Response, server: Server, transport: WebStandardStreamableHTTPServerTransport, json: unknown): Promise<void> {
+/** A 2025 request (or batch): our stateless transport, answering JSON when the client prefers it. */
+async function serve(request: globalThis.Request, res: Response, server: Server, transport: WebStandardStreamableHTTPServerTransport, json: unknown): Promise<void> {
+  // a rejection here would be unhandled, which ends the process
   res.on('close', () => {
-    void transport.close();
-    void server.close();
+    transport.close().catch(() => undefined);
+    server.close().catch(() => undefined);
   });
   await server.connect(transport);
-  await send(res, await transport.handleRequest(webRequest(req), { parsedBody: json }), Array.isArray(json));
+  await send(res, await transport.handleRequest(request, { parsedBody: json }), Array.isArray(json));
 }
 
 const listsTools = (json: unknown): boolean =>

@@ -4,7 +4,7 @@
 // (app_hidden.authorize_mcp, src/mcp/endpoint.ts); the list is a courtesy to the agent only — a
 // call is authorized by the database like any REST request.
 import { z } from 'zod';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { AnyOperation } from '../registry/operation.ts';
 
 const CONFIRM_NOTE =

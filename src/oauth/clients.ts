@@ -19,13 +19,17 @@ export class OAuthError extends Error {
   }
 }
 
-// Schemes a browser or OS must never be sent an authorization code through.
-const UNSAFE_SCHEMES = new Set(['javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms']);
+// A native app's private-use scheme, in RFC 8252's reverse-domain form (com.example.app): a
+// domain its author controls, so never one of the schemes browsers and operating systems hand
+// to a program of their own (ms-msdt:, view-source:, javascript:, jar:, feed:, …), none of which
+// holds a period. Nothing else is let through: a list of bad schemes is never complete.
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/;
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * A redirect URI as OAuth 2.1 and RFC 8252 allow it: https, http on a loopback address (any
- * port), or a private-use scheme of a native app; never with a fragment.
+ * port), or a private-use scheme of a native app in reverse-domain form (com.example.app:/cb);
+ * never with a fragment; nothing else.
  */
 export function checkRedirectUri(value: unknown): string {
   if (typeof value !== 'string' || value.length > 2000) throw new OAuthError(400, 'invalid_redirect_uri', 'redirect_uri must be a URI');
@@ -35,17 +39,19 @@ export function checkRedirectUri(value: unknown): string {
   const ok = !url.hash && !value.includes('#') && !url.username && !url.password && (
     (scheme === 'https' && url.hostname !== '')
     || (scheme === 'http' && LOOPBACK_HOSTS.has(url.hostname))
-    || (scheme !== 'http' && scheme !== 'https' && !UNSAFE_SCHEMES.has(scheme) && /^[a-z][a-z0-9+.-]*$/.test(scheme)));
+    || PRIVATE_USE_SCHEME.test(scheme));
   if (!ok) {
-    throw new OAuthError(400, 'invalid_redirect_uri',
-      `${value}: redirect URIs must be https, http on a loopback address, or a private-use scheme, without a fragment`);
+    throw new OAuthError(400, 'invalid_redirect_uri', `${value}: redirect URIs must be https, http on a loopback address `
+      + '(127.0.0.1, [::1], localhost), or a private-use scheme in reverse-domain form (com.example.app:/callback), without a fragment');
   }
   return value;
 }
 
-/** Whether every redirect URI of a client is http on a loopback address (the consent page warns: MCP, CIMD security). */
-export const onlyLoopbackRedirects = (uris: readonly string[]): boolean =>
-  uris.every((u) => { const url = new URL(u); return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname); });
+/** Whether a redirect URI is http on a loopback address (the consent page warns when the one in use is: MCP, CIMD security). */
+export const isLoopbackRedirect = (uri: string): boolean => {
+  const url = URL.parse(uri);
+  return url !== null && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+};
 
 /** Whether a requested redirect URI is one registered: exactly, but any port for http loopback ones. */
 export function redirectMatches(registered: readonly string[], requested: string): boolean {
@@ -118,9 +124,33 @@ async function saveClient(pool: pg.Pool, clientId: string, registration: Client[
     [clientId, registration, m.client_name, m.client_uri, m.redirect_uris, cacheSeconds]);
 }
 
+/**
+ * The registration's application_type (OpenID Connect Dynamic Client Registration), which the
+ * 2026-07-28 MCP revision requires its clients to send: "native" (desktop, CLI, mobile, a page
+ * served on localhost) or "web" (a remote browser-based app); any other value is refused. A web
+ * app's redirect URIs are https on a host that is not a loopback one (OIDC), so a loopback or
+ * private-use-scheme redirect URI under "web" is refused as the conflict the revision names.
+ * Clients of the 2025 revisions send none: theirs is inferred as the v2 SDK infers it (native
+ * when every redirect URI is loopback http or a private-use scheme, else web), so that they keep
+ * registering.
+ */
+function applicationType(body: Record<string, unknown>, redirectUris: readonly string[]): 'native' | 'web' {
+  const sent = body.application_type;
+  const nativeOnly = (u: string) => { const url = new URL(u); return url.protocol !== 'https:' || LOOPBACK_HOSTS.has(url.hostname); };
+  if (sent === undefined) return redirectUris.every(nativeOnly) ? 'native' : 'web';
+  if (sent !== 'native' && sent !== 'web') {
+    throw new OAuthError(400, 'invalid_client_metadata', 'application_type must be "native" or "web"');
+  }
+  if (sent === 'web' && redirectUris.some(nativeOnly)) {
+    throw new OAuthError(400, 'invalid_redirect_uri', 'A web application\'s redirect URIs are https on a host that is not a loopback one; register as "native" for loopback or private-use-scheme redirect URIs');
+  }
+  return sent;
+}
+
 /** RFC 7591 registration of a public client: the answer (201) is the registered metadata. */
 export async function registerClient(pool: pg.Pool, body: unknown): Promise<Record<string, unknown>> {
   const m = clientMetadata(body);
+  const application_type = applicationType(body as Record<string, unknown>, m.redirect_uris);
   const clientId = `svc_client_${randomBytes(16).toString('base64url')}`;
   await saveClient(pool, clientId, 'dynamic', m);
   return {
@@ -129,6 +159,7 @@ export async function registerClient(pool: pg.Pool, body: unknown): Promise<Reco
     ...(m.client_name !== null ? { client_name: m.client_name } : {}),
     ...(m.client_uri !== null ? { client_uri: m.client_uri } : {}),
     redirect_uris: m.redirect_uris,
+    application_type,
     token_endpoint_auth_method: 'none',
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],

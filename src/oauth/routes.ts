@@ -10,7 +10,7 @@ import { publicStatement } from '../db/request.ts';
 import { readRawBody } from '../http/body.ts';
 import type { PageDeps, PublicPage } from '../registry/area.ts';
 import { ApiError, toApiError } from '../platform/errors.ts';
-import { LOOPBACK_HOSTS, OAuthError, checkRedirectUri, onlyLoopbackRedirects, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
+import { LOOPBACK_HOSTS, OAuthError, checkRedirectUri, isLoopbackRedirect, redirectMatches, registerClient, resolveClient, type Client } from './clients.ts';
 import { OAUTH_PATHS, authorizationServerMetadata, canonicalResource, protectedResourceMetadata } from './metadata.ts';
 import { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS, newAccessToken, newCode, newRefreshToken, s256, sha256 } from './secrets.ts';
 import { oauthAccessHash, resourceOf } from '../auth/oauth.ts';
@@ -140,6 +140,8 @@ const authorizeGet = async (req: Request, res: Response, { pool, config, operati
     if (sent === undefined && client.redirect_uris.length !== 1) throw new OAuthError(400, 'invalid_request', 'redirect_uri is required');
     redirectUri = sent ?? client.redirect_uris[0]!;
     if (!redirectMatches(client.redirect_uris, redirectUri)) throw new OAuthError(400, 'invalid_request', 'redirect_uri is not one the client registered');
+    // a client registered before the rule was narrowed keeps its row, not a scheme now refused
+    checkRedirectUri(redirectUri);
   } catch (e) {
     if (!(e instanceof OAuthError)) throw e;
     return sendPage(res, 400, 'This app\'s request cannot be used', `<p>${esc(e.message)}.</p>`);
@@ -179,7 +181,7 @@ const authorizeGet = async (req: Request, res: Response, { pool, config, operati
 <p><strong>${esc(name)}</strong>${client.registration === 'metadata_document' ? ` (${esc(client.client_id)})` : ' (registered itself; not verified)'}
 wants to act for you in <strong>${esc(p.organization_name)}</strong>, with your current role and locations.</p>
 <p>After you approve, you will be sent to <strong>${esc(host)}</strong>.</p>
-${onlyLoopbackRedirects(client.redirect_uris) ? `<p class="error" data-warning="localhost"><strong>This app receives your approval on this computer
+${isLoopbackRedirect(redirectUri) ? `<p class="error" data-warning="localhost"><strong>This app receives your approval on this computer
 (${esc(new URL(redirectUri).hostname)}) only.</strong> Any program running here could use this name: approve only if you started
 ${esc(name)} yourself just now.</p>` : ''}
 <p>It asks for:</p><ul>${scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(SCOPES[s])}</li>`).join('')}</ul>
@@ -263,6 +265,9 @@ const token = oauthEndpoint(async (req, res, { pool, config }) => {
   });
 });
 
+/** RFC 9745's Deprecation header: dynamic client registration is deprecated since 2026-07-28 (as a Unix time). */
+export const REGISTRATION_DEPRECATED = `@${Date.UTC(2026, 6, 28) / 1000}`;
+
 const register = oauthEndpoint(async (req, res, { pool }) => {
   cors(res);
   const type = (req.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -274,7 +279,9 @@ const register = oauthEndpoint(async (req, res, { pool }) => {
     if (e instanceof ApiError) throw e;
     throw new OAuthError(400, 'invalid_client_metadata', 'The client metadata is not JSON');
   }
-  res.status(201).set('Cache-Control', 'no-store').json(await registerClient(pool, body));
+  // Dynamic registration is deprecated by the 2026-07-28 MCP revision in favour of client ID
+  // metadata documents; it stays for older clients, and says so (RFC 9745: deprecated since then)
+  res.status(201).set('Cache-Control', 'no-store').set('Deprecation', REGISTRATION_DEPRECATED).json(await registerClient(pool, body));
 }, 'invalid_client_metadata');
 
 const json = (document: (baseUrl: string) => unknown) => async (_req: Request, res: Response, { config }: Deps) => {

@@ -39,18 +39,30 @@ export function observeRequests({ metrics, log, sample }: ObserveOptions): Reque
   if (!metrics && !logger) return undefined;
   return (req, res, next) => {
     const started = process.hrtime.bigint();
+    // Read now: once the connection is gone (a body reader destroyed it, the client cut it) the
+    // request has no socket, and req.ip would throw in the close handler, outside any request's
+    // error handling, ending the process.
+    const client = logger ? req.ip ?? req.socket?.remoteAddress : undefined;
     res.once('close', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const note = res.locals as RequestNote & { requestId?: string };
-      const operation = note.operation ?? 'unmatched';
-      metrics?.request(operation, res.statusCode, seconds);
-      if (logger?.isLevelEnabled('info') && (sample >= 1 || Math.random() < sample)) logger.info(accessLine(req, res, note, operation, seconds), 'request');
+      try {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const note = res.locals as RequestNote & { requestId?: string };
+        const operation = note.operation ?? 'unmatched';
+        metrics?.request(operation, res.statusCode, seconds);
+        if (logger?.isLevelEnabled('info') && (sample >= 1 || Math.random() < sample)) {
+          logger.info(accessLine(req, res, note, operation, seconds, client), 'request');
+        }
+      } catch (err) {
+        // a line lost is better than a process lost
+        log?.warn({ err }, 'access log: a request could not be recorded');
+      }
     });
     next();
   };
 }
 
-function accessLine(req: Request, res: Response, note: RequestNote & { requestId?: string }, operation: string, seconds: number) {
+function accessLine(req: Request, res: Response, note: RequestNote & { requestId?: string }, operation: string, seconds: number,
+  client: string | undefined) {
   return {
     requestId: note.requestId,
     operationId: operation,
@@ -60,7 +72,7 @@ function accessLine(req: Request, res: Response, note: RequestNote & { requestId
     ms: Math.round(seconds * 1e6) / 1e3,
     organizationId: note.claims?.organization_id,
     credentialId: note.claims?.credential_id,
-    client: req.ip ?? req.socket.remoteAddress,
+    client,
     // the answer was cut short: the client went away, or the connection failed
     ...(res.writableFinished ? {} : { aborted: true }),
   };

@@ -9,6 +9,7 @@ import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/connect.ts';
+import { keepAlive } from '../db/outage.ts';
 import { createTransports } from '../delivery/index.ts';
 import { parseTwilioSetting } from '../delivery/twilio.ts';
 
@@ -125,7 +126,7 @@ async function databaseFindings(config: Config): Promise<Finding[]> {
   } catch (e) {
     return [bad('database', `cannot start or find the database: ${reason(e)}`)];
   }
-  const owner = new pg.Client({ connectionString: db.ownerUrl, connectionTimeoutMillis: TRANSPORT_TIMEOUT_MS });
+  const owner = keepAlive(new pg.Client({ connectionString: db.ownerUrl, connectionTimeoutMillis: TRANSPORT_TIMEOUT_MS }), 'doctor');
   try {
     try {
       await owner.connect();
@@ -192,7 +193,7 @@ async function roleFindings(owner: pg.Client): Promise<Finding[]> {
 }
 
 async function loginFinding(loginUrl: string): Promise<Finding> {
-  const login = new pg.Client({ connectionString: loginUrl, connectionTimeoutMillis: TRANSPORT_TIMEOUT_MS });
+  const login = keepAlive(new pg.Client({ connectionString: loginUrl, connectionTimeoutMillis: TRANSPORT_TIMEOUT_MS }), 'doctor');
   try {
     await login.connect();
     await login.query('select 1');

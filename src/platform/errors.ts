@@ -1,6 +1,7 @@
 // The one error envelope (spec: Errors) and the one place that maps database errors to it.
 import type { ZodError } from 'zod';
-import { ClaimStoreUnavailable, isCheckoutTimeout } from '../db/request.ts';
+import { ClaimStoreUnavailable, CommitOutcomeUnknown, isCheckoutTimeout } from '../db/request.ts';
+import { isConnectionLost } from '../db/outage.ts';
 
 export interface Envelope {
   statusCode: number;
@@ -129,6 +130,12 @@ export function toApiError(e: unknown): ApiError {
   if (e instanceof ClaimStoreUnavailable) {
     return new ApiError(503, 'idempotency_unavailable',
       'The idempotency store cannot be reached; the call did not run. Retry later with the same key');
+  }
+  // no server to answer (down, restarting): the caller comes back, as for the server's own 08 and 57
+  if (isConnectionLost(e)) return BY_CLASS['08']!();
+  if (e instanceof CommitOutcomeUnknown) {
+    return new ApiError(503, 'unavailable', 'The database connection was lost while the change was committing, '
+      + 'so it may or may not have been made; check before retrying, or retry with an Idempotency-Key', { retry_after: 1 });
   }
   return fromDatabase(e) ?? internalError();
 }

@@ -4,11 +4,13 @@
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { credentialHash } from '../auth/keys.ts';
-import { runStatement, runTransaction, type Claims, type Requirement, type Tx } from '../db/request.ts';
+import { runStatement, runTransaction, type Claims, type Connection, type Credential, type InternalCredential,
+  type Requirement, type Tx } from '../db/request.ts';
 import type { AnyOperation } from '../registry/operation.ts';
 import { ApiError, unauthorized } from './errors.ts';
 import type { HeavyLane } from './heavy.ts';
 import { runIdempotent, type Answer } from './idempotency.ts';
+import { splitArguments, validateInput } from './input.ts';
 import { result } from './schemas.ts';
 
 export interface ExecuteDeps {
@@ -63,10 +65,10 @@ export async function execute(
 }
 
 async function run(
-  deps: ExecuteDeps,
-  pool: pg.Pool,
+  deps: { config: Config; clock?: () => Date },
+  pool: Connection,
   op: AnyOperation,
-  keyHash: Buffer,
+  keyHash: Credential,
   requirement: Requirement,
   input: Record<string, unknown>,
   note: { claims?: Claims } | undefined,
@@ -94,4 +96,22 @@ async function run(
     return { status, body: how.shape(rows, ctx(claims)) };
   }
   return { status, body: await runTransaction(pool, keyHash, requirement, inTransaction) };
+}
+
+/**
+ * Runs one operation for an internal actor of the service (the receptionist) on a connection of
+ * the owner it holds: the arguments are validated as an MCP tool's are, then the operation's own
+ * statement or handler runs under the claims the actor's SQL function sets (which also refuses
+ * what the actor may not name), with replay for idempotent operations. Errors are the API's
+ * (ApiError), as for a key.
+ */
+export async function runOperation(
+  deps: { config: Config; clock?: () => Date },
+  client: pg.PoolClient,
+  op: AnyOperation,
+  args: Record<string, unknown>,
+  credential: (input: Record<string, unknown>) => InternalCredential,
+): Promise<Answer> {
+  const input = validateInput(op, splitArguments(op, args));
+  return run(deps, client, op, credential(input), requirementOf(op), input, undefined);
 }

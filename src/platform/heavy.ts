@@ -10,7 +10,6 @@
 import type pg from 'pg';
 import { createRequestPool, type Claims } from '../db/request.ts';
 import type { Config } from '../config.ts';
-import { log } from '../log.ts';
 import { ApiError } from './errors.ts';
 
 export interface HeavyLimits {
@@ -31,7 +30,6 @@ export function createHeavyLane(loginUrl: string, config: Config, opts: { statem
   const pool = createRequestPool(loginUrl, {
     max: config.heavyConnections, statementTimeoutMs: opts.statementTimeoutMs, checkoutTimeoutMs: HEAVY_CHECKOUT_TIMEOUT_MS,
   });
-  pool.on('error', (err) => log.warn({ err }, 'idle database connection lost'));
   return new HeavyLane(pool, { perCredential: config.heavyPerCredential, perOrganization: config.heavyPerOrganization });
 }
 

@@ -16,9 +16,8 @@
 // The fingerprint covers the request's details and the caller's access, so a replay after the
 // caller's access changed is idempotency_key_reused, not a stale answer.
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
-import { runStatement, runTransaction, type Answer, type Claims, type IdempotencyClaim, type Requirement,
-  type Tx } from '../db/request.ts';
+import { runStatement, runTransaction, type Answer, type Claims, type Connection, type Credential, type IdempotencyClaim,
+  type Requirement, type Tx } from '../db/request.ts';
 import type { Sql } from '../db/sql.ts';
 
 export type { Answer };
@@ -47,8 +46,8 @@ export type IdempotentWrite =
   | { statement: Sql; claimed?: (claims: Claims) => void };
 
 export async function runIdempotent(
-  pool: pg.Pool,
-  keyHash: Buffer,
+  on: Connection,
+  credential: Credential,
   requirement: Requirement,
   operationId: string,
   input: Record<string, unknown>,
@@ -60,8 +59,8 @@ export async function runIdempotent(
   const claim: IdempotencyClaim = {
     operationId, key: idempotencyKey, details: fingerprint(operationId, input), at: now.toISOString(), successStatus,
   };
-  if (typeof write === 'function') return runTransaction(pool, keyHash, requirement, write, { claim });
-  const { claims, rows: [row] } = await runStatement(pool, keyHash, requirement, write.statement, claim);
+  if (typeof write === 'function') return runTransaction(on, credential, requirement, write, { claim });
+  const { claims, rows: [row] } = await runStatement(on, credential, requirement, write.statement, claim);
   write.claimed?.(claims);
   return { status: Number(row!.status), body: row!.body };
 }

@@ -53,6 +53,12 @@ export function describeSeed(applied: Applied, baseUrl: string): string {
     ...Object.entries(applied.keys).map(([ref, key]) => `  ${ref.padEnd(18)} ${key}`),
     '',
     `Try: curl -H "Authorization: Bearer ${applied.keys.organization ?? Object.values(applied.keys)[0]}" ${baseUrl}/api/v1/me`,
+    `Book with the appointments_manager key (a MANAGER with the appointments power): organization keys without a role book calendars only.`,
+    '',
+    'Try the receptionist (it books by number, cancels with YES, answers hours and FAQ):',
+    '  npx svc admin inbound sms --to +12125550101 --from +12125551001 --body "I would like to book a cleaning"',
+    '  npx svc admin jobs drain && npx svc admin outbox --org ' + applied.organization_id,
+    ...(applied.ids.website_chat ? [`  curl -s -X POST ${baseUrl}/chat/${applied.ids.website_chat}/conversations -H 'content-type: application/json' -d '{"message": "Can I book an appointment?"}'`] : []),
   ];
   return lines.join('\n');
 }

@@ -26,8 +26,9 @@ const ContactEnrollment = Enrollment.extend({
 const StepRun = z.object({
   step_key: z.string(),
   step_type: z.enum(['email', 'sms', 'wait']),
-  status: z.enum(['sending', 'sent', 'skipped', 'failed', 'unknown', 'waited']).describe(
-    'sending while the message is with the transport; sent; skipped (reason: suppressed, opted_out, no_consent, '
+  status: z.enum(['sending', 'retrying', 'sent', 'skipped', 'failed', 'unknown', 'waited']).describe(
+    'sending while the message is with the transport; retrying while the provider refuses it for now (reason: the last '
+    + 'refusal; tried again for up to five days, the enrollment waiting on this step); sent; skipped (reason: suppressed, opted_out, no_consent, '
     + 'missing_address); failed; unknown (the service stopped between hand-off and record: never sent again); waited (a wait step)'),
   message_id: uuid.nullable(),
   reason: z.string().nullable(),

@@ -103,13 +103,14 @@ async function applySequences(ctx: FixtureContext, f: Part): Promise<void> {
   }
 }
 
-const ALWAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '08:00', end: '20:00' }));
+// every hour of every day: a sequence tried at night sends at once (a business-hours schedule is one edit away)
+const ALWAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' }));
 
 export const sequencesFixture: FixtureSection = {
   keys: { send_schedules: { list: SendScheduleEntry }, sequences: { list: SequenceEntry } },
   // the demo organization's default schedule and one draft to open, edit and activate
   demo: {
-    send_schedules: [{ ref: 'daytime', name: 'Daytime', timezone: 'America/New_York', is_default: true, windows: ALWAYS }],
+    send_schedules: [{ ref: 'any_time', name: 'Any time', timezone: 'America/New_York', is_default: true, windows: ALWAYS }],
     sequences: [{
       ref: 'welcome_sequence', name: 'New lead follow-up', status: 'inactive',
       trigger: { type: 'tag_added', tag: 'new lead' },

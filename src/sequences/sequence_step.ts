@@ -8,8 +8,9 @@
 //      enrollment, its exits and the send-time rules, and either finishes the step (wait,
 //      skip, exit) or claims the message: step run `sending` + the message row, committed.
 //   2. The transport gets the message, after that commit.
-//   3. app_private.sequence_step_record: the transport's answer (sent or failed) and the move
-//      to the next step, in a second transaction.
+//   3. app_private.sequence_steps_record: the transport's answer (sent or failed) and the move
+//      to the next step, in a second transaction; a refusal for now leaves the step `retrying`
+//      and the message with the delivery queue, which moves the enrollment on once it is done.
 // The local sink (EMAIL_TRANSPORT/SMS_TRANSPORT=sink) is a table: nothing leaves the database, so
 // the claim writes its outbox row (the row the sink writes) and records it in one transaction.
 // If the process dies between 1 and 3, the step run stays `sending`; the job runs again once
@@ -31,7 +32,7 @@ import type { Logger, Task } from 'graphile-worker';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { serially } from '../db/serial.ts';
-import { handOver, type OutgoingMessage } from '../delivery/index.ts';
+import { handOver, isPermanentDeliveryError, type OutgoingMessage } from '../delivery/index.ts';
 import type { TaskDeps } from '../registry/area.ts';
 
 const Payload = z.object({ organization_id: z.uuid(), enrollment_id: z.uuid(), step_key: z.string().min(1) });
@@ -61,6 +62,7 @@ export function sequenceStep(deps: TaskDeps): Task {
     if (claim.action !== 'send') return;
     const message = claim.message;
     let error: string | null = null;
+    let permanent = false;
     try {
       const accepted = await deps.transports[message.channel].send(message, client);
       // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts)
@@ -69,10 +71,13 @@ export function sequenceStep(deps: TaskDeps): Task {
       }
     } catch (e) {
       error = String((e as Error)?.message ?? e).slice(0, 1000);
+      permanent = isPermanentDeliveryError(e);
       logger.warn(`sequence message ${message.id} refused by the ${message.channel} transport: ${error}`);
     }
-    await client.query('select app_private.sequence_step_record($1, $2, $3, $4, $5)',
-      [organization_id, enrollment_id, step_key, message.id, error]);
+    // a refusal for now is not final: the record hands the message to the delivery queue's retries
+    // and the enrollment stays on the step (app_private.record_enrollment_messages)
+    await client.query('select app_private.sequence_steps_record($1::jsonb)', [JSON.stringify([
+      { organization_id, enrollment_id, step_key, message_id: message.id, error, provider_id: null, permanent }])]);
   }
 
   /** The steps' messages claimed together, handed over at once, their answers recorded together. */

@@ -3,7 +3,7 @@
 // app_private.webhook_emit; db/schema/webhooks.sql).
 export const WEBHOOK_EVENTS = [
   'contact.created', 'contact.updated', 'enrollment.completed', 'appointment.booked', 'appointment.cancelled',
-  'message.received', 'form.submitted',
+  'message.received', 'form.submitted', 'conversation.handed_over',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -15,6 +15,7 @@ import { fireDue } from '../../src/broadcasts/fire.ts';
 import { sendRun } from '../../src/broadcasts/run.ts';
 import type { Transport } from '../../src/delivery/index.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
+import { PermanentDeliveryError } from '../../src/delivery/transport.ts';
 import { insertAudience, insertBroadcast, outboxOf, runsOf, schedulePath, startBroadcastsApp } from './helpers.ts';
 
 let app: TestApp;
@@ -102,12 +103,12 @@ test.serial('the batch renders what the per-message claim renders: variables, HT
     const [stored] = (await outboxOf(app.db, id)).filter((m) => m.recipient === 'ann@example.com');
     t.deepEqual([stored.subject, stored.body, stored.meta], [batch.subject, batch.body, batch.meta]);
     t.deepEqual((await eventsOf(run, '  Ann   <b>Lee</b>  Smith ')).map((v) => v.type), ['enrolled', 'sent', 'delivered', 'completed']);
-    // an SMS goes from the location's number
+    // an SMS goes from the number people text the contact from: Ann's location's (North), though the broadcast has none
     const sms = await fired('Rendered SMS', [{ step_key: 'news', type: 'sms', body: 'Hi {{contact.first_name}} from {{location.name|us}}' }],
       { contacts: [acme.ids.ann!] });
     await send(sms.run);
     const { rows: [text] } = await app.db.owner.query(`select sender, body from app_private.outbox where meta->>'run_id' = $1`, [sms.run]);
-    t.deepEqual(text, { sender: '+15550000000', body: 'Hi Ann from us' });
+    t.deepEqual(text, { sender: '+15550000001', body: 'Hi Ann from us' });
   } finally {
     await app.db.owner.query(`update app_public.contacts set name = 'Ann Lee' where id = $1`, [acme.ids.ann]);
   }
@@ -124,7 +125,7 @@ test.serial('a provider transport: claimed, handed over after the commit, answer
       const { rows: [sr] } = await app.db.owner.query(`select status from app_public.step_runs where message_id = $1`, [m.id]);
       seen.push({ recipient: m.recipient, status: sr.status });
       t.truthy(tx);
-      if (m.recipient === '+15551230002') throw new Error('number unreachable');
+      if (m.recipient === '+15551230002') throw new PermanentDeliveryError('number unreachable');
       return { providerId: `SM-${m.recipient}` };
     },
   };

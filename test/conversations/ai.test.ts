@@ -7,7 +7,6 @@ import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { runJobs, sinkOnly } from '../helpers/messages.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { inboundSms } from '../../src/conversations/inbound.ts';
-import { deterministicResponder, type AiContext } from '../../src/conversations/responder.ts';
 import { inboxFixture } from './fixture.ts';
 
 interface Seen { path: string; authorization?: string; body: { model: string; messages: { role: string; content: string }[] } }
@@ -78,7 +77,7 @@ test.serial('an inbound SMS is answered by the AI service, with the organization
   t.regex(system!.content, /Acme Dental/);
   t.regex(system!.content, /North/);
   t.regex(system!.content, /Mon 09:00-17:00/);
-  t.regex(system!.content, /HANDOVER/);
+  t.regex(system!.content, /handover/);
   t.deepEqual(thread.slice(-3), [
     { role: 'user', content: 'Do you have a slot on Monday?' }, { role: 'assistant', content: 'Yes, 10:00 is free.' },
     { role: 'user', content: 'When are you open?' }]);
@@ -109,14 +108,16 @@ test.serial('hold: the next message is not answered; resume: the AI answers it',
   t.like((await outboxOf(acme.ids.ann_sms!)).at(-1), { body: 'Yes, Tuesday works.' });
 });
 
-test.serial('HANDOVER from the AI puts the thread on hold and sends nothing', async (t) => {
+test.serial('HANDOVER from the AI puts the thread on hold; the contact is told a person will answer', async (t) => {
   useFakeAi();
   reply = () => ({ status: 200, content: 'HANDOVER' });
-  const before = (await outboxOf(acme.ids.ann_sms!)).length;
+  const before = (await outboxOf(acme.ids.ann_sms!)).filter((m) => m.recipient === '+15551230001').length;
   await sms('+15551230001', 'I want to talk about my bill');
   await drain();
   t.true(await held(acme.ids.ann_sms!));
-  t.is((await outboxOf(acme.ids.ann_sms!)).length, before);
+  const toAnn = (await outboxOf(acme.ids.ann_sms!)).filter((m) => m.recipient === '+15551230001');
+  t.is(toAnn.length, before + 1);
+  t.regex(toAnn.at(-1)!.body, /A person from our team will answer you here soon/);
   const thread = await app.request('GET', `/api/v1/conversations/${acme.ids.ann_sms}`, { key: acme.keys.org! });
   t.is(thread.body.response_mode, 'human');
   reply = () => ({ status: 200, content: 'A colleague will call you about it.' });
@@ -161,7 +162,7 @@ test.serial('the AI\'s answer keeps the SMS rules: an opted-out number gets noth
     [acme.organization_id])).rows[0].n, before);
 });
 
-test.serial('with no AI configured the deterministic responder answers hours and booking, and hands the rest to a person', async (t) => {
+test.serial('with no AI configured the built-in receptionist answers hours and booking, and hands the rest to a person', async (t) => {
   useNoAi();
   seen.length = 0;
   const first = await sms('+15557770010', 'What are your opening hours?');
@@ -170,25 +171,10 @@ test.serial('with no AI configured the deterministic responder answers hours and
   t.regex((await lastMessage(first.conversation_id as string)).body, /North is open Mon 09:00-17:00 \(America\/New_York time\)/);
   await sms('+15557770010', 'Can I book an appointment?');
   await drain();
-  t.regex((await lastMessage(first.conversation_id as string)).body, /To book at North, reply with a day and time/);
+  t.regex((await lastMessage(first.conversation_id as string)).body, /^1\) .*Reply 1, 2 or 3 to book\.$/s);
   await sms('+15557770010', 'My tooth hurts a lot');
   await drain();
-  t.is((await lastMessage(first.conversation_id as string)).direction, 'inbound');
+  t.like(await lastMessage(first.conversation_id as string), { direction: 'outbound', author: 'ai' });
   t.true(await held(first.conversation_id as string), 'handed to a person');
   t.is(seen.length, 0);
-});
-
-test('the deterministic responder reads address and offerings, and hands over what it does not know', async (t) => {
-  const ctx = (body: string, location: Partial<NonNullable<AiContext['location']>> | null = {}): AiContext => ({
-    organization: { name: 'Acme' }, channel: 'sms', contact: { name: null }, thread: [{ author: 'contact', body }],
-    location: location && { name: 'North', timezone: 'UTC', hours: [], address: null, offerings: [], ...location },
-  });
-  t.deepEqual(await deterministicResponder.respond(ctx('Where are you located?', {
-    address: { line1: '1 Main St', city: 'Albany', region: 'NY', postal_code: '12207' } })),
-  { kind: 'reply', text: 'You will find North at 1 Main St, Albany, NY 12207.' });
-  t.is((await deterministicResponder.respond(ctx('Where are you?'))).kind, 'handover', 'no address known');
-  t.is((await deterministicResponder.respond(ctx('Are you open?'))).kind, 'handover', 'no hours known');
-  t.is((await deterministicResponder.respond(ctx('Are you open?', null))).kind, 'handover', 'no location');
-  const booking = await deterministicResponder.respond(ctx('I want to book', { offerings: [{ name: 'Cleaning', duration_minutes: 30 }] }));
-  t.deepEqual(booking, { kind: 'reply', text: 'To book at North, reply with the service (Cleaning (30 min)) and a day and time that suit you, and we will confirm.' });
 });

@@ -92,10 +92,10 @@ test.serial('a person takes over: the AI stops answering, the visitor sees the s
   const res = await start(widget, { message: 'Can I pay by card?', phone: '+1 (555) 888-0001' });
   t.is(res.status, 201);
   const { conversation_id: conversation, token } = res.body;
-  await drain(); // the deterministic responder hands a question it cannot answer to a person
+  await drain(); // the built-in receptionist hands a question it cannot answer to a person, and says so
   const handed = await read(widget, conversation, token);
   t.is(handed.body.response_mode, 'human');
-  t.deepEqual(handed.body.messages.map((m: { from: string }) => m.from), ['visitor']);
+  t.deepEqual(handed.body.messages.map((m: { from: string }) => m.from), ['visitor', 'assistant']);
   const { rows: [contact] } = await app.db.owner.query('select * from app_public.contacts where organization_id = $1 and phone = $2',
     [org(), '+15558880001']);
   t.truthy(contact);
@@ -180,6 +180,20 @@ test.serial('rates: five new chats per client address in ten minutes, ten messag
   const { conversation_id: conversation, token } = started[0]!.body;
   for (let i = 0; i < 9; i++) t.is((await say(widget, conversation, token, { message: `m${i}` })).status, 201);
   await refusedWithoutWrites(t, app, org(), 429, 'rate_limited', () => say(widget, conversation, token, { message: 'too many' }));
+});
+
+test.serial('the new-chat limit is per client address across organizations; other visitors of the organization go on', async (t) => {
+  const address = { 'x-forwarded-for': '198.51.100.90' };
+  // five at one organization's widgets (two widgets), then the other organization's refuses it too
+  for (let i = 0; i < 5; i++) {
+    t.is((await start(i % 2 ? acme.ids.org_chat! : acme.ids.north_chat!, { message: `Hop ${i}` }, address)).status, 201);
+  }
+  await refusedWithoutWrites(t, app, other.organization_id, 429, 'rate_limited', () => start(other.ids.org_chat!, { message: 'Elsewhere' }, address));
+  await refusedWithoutWrites(t, app, other.organization_id, 429, 'rate_limited', () => start(other.ids.north_chat!, { message: 'Elsewhere' }, address));
+  // the limited address holds up no one else: other visitors of both organizations start chats
+  for (const w of [acme.ids.north_chat!, acme.ids.org_chat!, other.ids.org_chat!]) {
+    for (let i = 0; i < 3; i++) t.is((await start(w, { message: 'Hello' })).status, 201);
+  }
 });
 
 test.serial('a visitor with neither email nor phone is a contact with no address; CORS answers the widget\'s sites only', async (t) => {

@@ -104,15 +104,21 @@ test.serial('still refused after the retries: a temporary error (the job tries a
   t.is(received.length, before);
 });
 
-test.serial('through deliver_message: 4xx leaves the message queued for the job\'s retry; 5xx fails it with the reason, no retry', async (t) => {
+test.serial('through deliver_message: 4xx leaves the message queued, its next attempt on the retry schedule; 5xx fails it with the reason, no retry', async (t) => {
   const transports = createTransports({ emailTransport: url, smsTransport: 'sink' });
   const busy = await queueMessage(db, a.keys.org!, { channel: 'email', recipient: 'tmp-99@example.com', subject: 'S', body: 'B' });
   const gone = await queueMessage(db, a.keys.org!, { channel: 'email', recipient: 'y@rejected.example', subject: 'S', body: 'B' });
   await runJobs(db, transports);
   t.like(await messageRow(db, busy), { status: 'queued' });
   t.regex((await messageRow(db, busy))!.error!, /451/);
-  t.like((await jobsFor(db, busy))[0], { attempts: 1, locked_at: null });
-  t.is(refusals.get('tmp-99@example.com'), 3, 'tried three times in that attempt');
+  // one attempt (no retries within a delivery by default), the next one queued a minute later
+  const row = (await messageRow(db, busy))!;
+  t.like(row, { attempts: 1 });
+  const [job] = await jobsFor(db, busy);
+  t.like(job, { attempts: 0, locked_at: null });
+  t.true(Math.abs(job!.run_at.getTime() - row.next_attempt_at!.getTime()) < 1000);
+  t.true(job!.run_at.getTime() > Date.now() + 50_000);
+  t.is(refusals.get('tmp-99@example.com'), 1, 'tried once in that attempt');
   t.like(await messageRow(db, gone), { status: 'failed' });
   t.regex((await messageRow(db, gone))!.error!, /^SMTP 550: .*No such mailbox/);
   t.deepEqual(await jobsFor(db, gone), []);

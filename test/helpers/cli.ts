@@ -25,13 +25,13 @@ export function svc(args: string[], opts: { databaseUrl?: string; stdin?: string
  * `svc serve --port 0` as a long-running child: `ready` once it logs where it serves (its output
  * so far, the demo keys among it), `exited` with its exit code, `output()` everything it wrote.
  * With `databaseUrl` undefined the server starts the embedded PostgreSQL (set SVC_DATA_DIR and
- * SVC_EMBEDDED_PORT in `env`).
+ * SVC_EMBEDDED_PORT in `env`). `args` go after `serve --port 0` (`--no-worker`).
  */
-export function startServe(databaseUrl: string | undefined, env: Record<string, string> = {}) {
+export function startServe(databaseUrl: string | undefined, env: Record<string, string> = {}, args: string[] = []) {
   const childEnv: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'info', NODE_ENV: 'production', ...env };
   if (databaseUrl === undefined) delete childEnv.DATABASE_URL;
   else childEnv.DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: childEnv });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: childEnv });
   let stdout = '';
   child.stdout.on('data', (d) => { stdout += d; });
   child.stderr.on('data', (d) => { stdout += d; });

@@ -55,14 +55,14 @@ export function recording(inner: Transport, delayMs = 0): Transport & { sent: Ou
 
 export async function messageRow(db: TestDatabase, id: string) {
   const { rows: [row] } = await db.owner.query(
-    `select status, error, sent_at from app_private.outgoing_messages where id = $1`, [id]);
-  return row as { status: string; error: string | null; sent_at: Date | null } | undefined;
+    `select status, error, sent_at, attempts, next_attempt_at from app_private.outgoing_messages where id = $1`, [id]);
+  return row as { status: string; error: string | null; sent_at: Date | null; attempts: number; next_attempt_at: Date | null } | undefined;
 }
 
 export async function jobsFor(db: TestDatabase, id: string) {
   const { rows } = await db.owner.query(
-    `select t.identifier as task_identifier, j.key, j.attempts, j.max_attempts, j.last_error, j.locked_at
+    `select t.identifier as task_identifier, j.key, j.attempts, j.max_attempts, j.last_error, j.locked_at, j.run_at
        from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
       where j.payload->>'message_id' = $1`, [id]);
-  return rows as { task_identifier: string; key: string | null; attempts: number; max_attempts: number; last_error: string | null; locked_at: Date | null }[];
+  return rows as { task_identifier: string; key: string | null; attempts: number; max_attempts: number; last_error: string | null; locked_at: Date | null; run_at: Date }[];
 }

@@ -1,10 +1,12 @@
 // The official MCP conformance package (@modelcontextprotocol/conformance) run against this
-// server: its server scenarios for the newest protocol revision the installed SDK speaks. The
+// server: its server scenarios for every protocol revision it knows, 2025-03-26 to 2026-07-28
+// (the stateless one included), one run each. The
 // scenarios connect without credentials, so a local proxy adds an organization key to each
 // request and passes everything else through; a Host or Origin naming the proxy's own address is
 // rewritten to the server's (the server accepts its own port only), any other is passed as sent,
 // so the DNS-rebinding scenario's foreign Host still reaches the server's check.
-// mcp-conformance.baseline.yml lists the scenarios expected to fail, each with its reason.
+// mcp-conformance.baseline.yml (the 2025 revisions) and mcp-conformance.baseline-2026-07-28.yml
+// list the scenarios expected to fail, each with its reason.
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -13,7 +15,6 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import { acmeFixture } from '../helpers/fixtures.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
@@ -48,7 +49,8 @@ test.after.always(async () => {
 });
 
 const cli = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
-const baseline = fileURLToPath(new URL('./mcp-conformance.baseline.yml', import.meta.url));
+const baselineOf = (revision: string) => fileURLToPath(new URL(revision === '2026-07-28'
+  ? './mcp-conformance.baseline-2026-07-28.yml' : './mcp-conformance.baseline.yml', import.meta.url));
 
 function conformance(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -61,11 +63,14 @@ function conformance(args: string[]): Promise<{ code: number | null; output: str
   });
 }
 
-test(`the conformance package's server scenarios for ${LATEST_PROTOCOL_VERSION} pass, but for the baseline's`, async (t) => {
+// the revisions the installed package knows (its --spec-version values)
+const REVISIONS = ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+
+for (const revision of REVISIONS) test.serial(`the conformance package's server scenarios for ${revision} pass, but for the baseline's`, async (t) => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'mcp-conformance-'));
   try {
-    const { code, output } = await conformance(['server', '--url', proxyUrl, '--spec-version', LATEST_PROTOCOL_VERSION,
-      '--expected-failures', baseline, '-o', out]);
+    const { code, output } = await conformance(['server', '--url', proxyUrl, '--spec-version', revision,
+      '--expected-failures', baselineOf(revision), '-o', out]);
     t.log(output.split('\n').filter((l) => /passed|failed|FAIL|✓|✗|Expected|stale|Unexpected/i.test(l)).join('\n'));
     t.is(code, 0, output.slice(-4000));
     t.true(readdirSync(out).length > 0, 'results were written');

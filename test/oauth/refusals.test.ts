@@ -232,7 +232,10 @@ test.serial('agent access off: 401 while off; demotion followed at once; deactiv
 
 test.serial('registration refuses redirect URIs that are not https, loopback http or a private-use scheme', async (t) => {
   const before = await count('oauth_clients');
-  for (const uri of ['http://example.com/cb', 'javascript:alert(1)', 'https://ok.example/cb#frag', 'not a uri']) {
+  for (const uri of ['http://example.com/cb', 'javascript:alert(1)', 'https://ok.example/cb#frag', 'not a uri',
+    // schemes an OS hands to programs of its own; a private-use scheme is reverse-domain (RFC 8252)
+    'ms-msdt:/id', 'view-source:https://a.example/', 'feed:javascript:alert(1)', 'jar:https://a.example/x.jar!/', 'myapp:/cb',
+    'search-ms:query=x', 'http://127.0.0.2/cb', 'http://localhost.evil.example/cb', 'com.example.:/cb', '.com.example:/cb']) {
     const res = await fetch(`${app.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ redirect_uris: [uri] }) });
     t.is(res.status, 400, uri);
@@ -242,10 +245,41 @@ test.serial('registration refuses redirect URIs that are not https, loopback htt
     body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }) });
   t.is(((await secret.json()) as any).error, 'invalid_client_metadata');
   t.is(await count('oauth_clients'), before);
-  for (const uri of ['https://app.example/cb', 'http://localhost:3000/cb', 'http://[::1]/cb', 'com.example.app:/oauth']) {
+  for (const uri of ['https://app.example/cb', 'http://localhost:3000/cb', 'http://[::1]/cb', 'http://127.0.0.1:9/cb',
+    'com.example.app:/oauth', 'io.github.someone.tool:/cb']) {
     const res = await fetch(`${app.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ redirect_uris: [uri] }) });
     t.is(res.status, 201, uri);
+  }
+});
+
+test.serial('registration: application_type is native or web, a web app has https redirect URIs, and the endpoint says it is deprecated', async (t) => {
+  const register = (body: object) => fetch(`${app.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const before = await count('oauth_clients');
+  for (const [body, error] of [
+    [{ redirect_uris: [REDIRECT], application_type: 'desktop' }, 'invalid_client_metadata'],
+    [{ redirect_uris: [REDIRECT], application_type: 7 }, 'invalid_client_metadata'],
+    [{ redirect_uris: [REDIRECT], application_type: null }, 'invalid_client_metadata'],
+    [{ redirect_uris: [REDIRECT], application_type: 'web' }, 'invalid_redirect_uri'],
+    [{ redirect_uris: ['https://app.example/cb', 'com.example.app:/oauth'], application_type: 'web' }, 'invalid_redirect_uri'],
+  ] as const) {
+    const res = await register(body);
+    t.is(res.status, 400, JSON.stringify(body));
+    t.is(((await res.json()) as any).error, error, JSON.stringify(body));
+  }
+  t.is(await count('oauth_clients'), before, 'nothing registered');
+  for (const [body, type] of [
+    [{ redirect_uris: [REDIRECT], application_type: 'native' }, 'native'],
+    [{ redirect_uris: ['https://app.example/cb'], application_type: 'native' }, 'native'],
+    [{ redirect_uris: ['https://app.example/cb'], application_type: 'web' }, 'web'],
+    // a 2025 client sends none: inferred from its redirect URIs
+    [{ redirect_uris: [REDIRECT] }, 'native'],
+    [{ redirect_uris: ['https://app.example/cb'] }, 'web'],
+  ] as const) {
+    const res = await register(body);
+    t.is(res.status, 201, JSON.stringify(body));
+    t.is(res.headers.get('deprecation'), '@1785196800', 'RFC 9745: deprecated since 2026-07-28');
+    t.is(((await res.json()) as any).application_type, type, JSON.stringify(body));
   }
 });
 
@@ -264,7 +298,8 @@ test.serial('client ID metadata documents: fetched from a listed host, refused a
   t.is((await openAuthorization(authorizationUrl(app, id, challenge), await as(app, 'olive@acme.example'))).status, 200);
 
   const before = await count('oauth_clients');
-  for (const url of ['https://127.0.0.1:1/client.json', 'https://10.0.0.1/client.json', 'https://localhost/client.json', 'https://[::1]/c.json']) {
+  for (const url of ['https://127.0.0.1:1/client.json', 'https://10.0.0.1/client.json', 'https://localhost/client.json', 'https://[::1]/c.json',
+    'https://[fec0::1]/c.json', 'https://[2001::1]/c.json', 'https://[2001:db8::1]/c.json', 'https://240.0.0.1/c.json']) {
     const res = await openAuthorization(authorizationUrl(app, url, challenge), await as(app, 'olive@acme.example'));
     t.is(res.status, 400, url);
     t.is(res.location, null);

@@ -136,19 +136,25 @@ test.serial('client ID metadata documents are cached as their Cache-Control says
   t.is(await open('/no-store.json'), 400);
 });
 
-test.serial('the consent page warns when every redirect URI of the client is on this computer', async (t) => {
+test.serial('the consent page warns whenever the redirect URI in use is on this computer', async (t) => {
   documents.set('/local.json', { body: { client_id: `${docsUrl}/local.json`, client_name: 'Local agent', redirect_uris: [REDIRECT] } });
   documents.set('/web.json', { body: { client_id: `${docsUrl}/web.json`, client_name: 'Web agent', redirect_uris: [REDIRECT, 'https://agent.example/cb'] } });
   const local = await openAuthorization(authorizationUrl(app, `${docsUrl}/local.json`, pkce().challenge), await olive());
   t.is(local.status, 200);
   t.regex(local.html, /data-warning="localhost"/);
   t.regex(local.html, /approve only if you started\s+Local agent yourself/);
-  const web = await openAuthorization(authorizationUrl(app, `${docsUrl}/web.json`, pkce().challenge), await olive());
+  // a client with a web redirect too: the loopback one in use still warns, the web one does not
+  const mixed = await openAuthorization(authorizationUrl(app, `${docsUrl}/web.json`, pkce().challenge), await olive());
+  t.is(mixed.status, 200);
+  t.regex(mixed.html, /data-warning="localhost"/);
+  t.regex(mixed.html, /you will be sent to <strong>127\.0\.0\.1:7777<\/strong>/);
+  await decide(await olive(), mixed, 'deny');
+  const web = await openAuthorization(authorizationUrl(app, `${docsUrl}/web.json`, pkce().challenge,
+    { redirect_uri: 'https://agent.example/cb' }), await olive());
   t.is(web.status, 200);
   t.notRegex(web.html, /data-warning/);
   // the page still names where the person goes next
-  t.regex(web.html, /you will be sent to <strong>127\.0\.0\.1:7777<\/strong>/);
-  await decide(await olive(), web, 'deny');
+  t.regex(web.html, /you will be sent to <strong>agent\.example<\/strong>/);
 });
 
 test.serial('MCP endpoint: a refused token gets invalid_token; a tool beyond the token\'s scopes a 403 naming the scope', async (t) => {

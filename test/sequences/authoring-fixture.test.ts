@@ -97,15 +97,18 @@ test.serial('sequences are checked as the API checks them; an active one must be
   t.is(await organizations(), before, 'nothing applied');
 });
 
-test.serial('the demo organization has a default send schedule and one draft sequence that activates', async (t) => {
+test.serial('the demo organization has a default send schedule (any time) and one draft sequence that activates', async (t) => {
   const demo = demoFixture();
   const out = await apply(demo);
-  t.truthy(out.ids.daytime);
+  t.truthy(out.ids.any_time);
   t.truthy(out.ids.welcome_sequence);
   const [s] = (await db.owner.query(`select s.status, app_hidden.sequence_blockers(s) as blockers from app_public.sequences s where id = $1`,
     [out.ids.welcome_sequence])).rows;
   t.is(s.status, 'inactive');
   t.deepEqual(s.blockers, [], 'it activates as it is');
-  const [d] = (await db.owner.query(`select is_default from app_public.send_schedules where id = $1`, [out.ids.daytime])).rows;
+  const [d] = (await db.owner.query(`select is_default, windows from app_public.send_schedules where id = $1`, [out.ids.any_time])).rows;
   t.true(d.is_default);
+  // every day, all day: a sequence tried at night sends at once
+  t.is(d.windows.length, 7);
+  for (const w of d.windows) t.like(w, { start: '00:00', end: '24:00' });
 });

@@ -15,6 +15,7 @@ import { AREAS } from '../../src/areas.ts';
 import { IN_FLIGHT } from '../../src/delivery/hand_over.ts';
 import { httpSmsTransport } from '../../src/delivery/sms_http.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
+import { PermanentDeliveryError } from '../../src/delivery/transport.ts';
 import { TAKEN_PER_JOB } from '../../src/sequences/sequence_step.ts';
 import { allTasks, workerLogger, workerPreset } from '../../src/worker.ts';
 import type { Transports } from '../../src/delivery/index.ts';
@@ -86,7 +87,7 @@ test('a transport error on a taken step is recorded failed, as on a job\'s own s
   try {
     const { org, seq } = await burst(db, 5, { type: 'sms', body: 'Hello' });
     let handed = 0;
-    const flaky = { name: 'flaky', async send() { if (++handed === 3) throw new Error('provider refused'); } };
+    const flaky = { name: 'flaky', async send() { if (++handed === 3) throw new PermanentDeliveryError('provider refused'); } };
     t.is(await runCounting(db, { email: sinkTransport, sms: flaky }, 1), 1, 'one job took the other four');
     t.deepEqual(await completed(db, seq), { done: 5, all: 5 });
     const { rows } = await db.owner.query(`select status, reason, count(*)::int as n from app_public.step_runs

@@ -4,6 +4,7 @@ import test from 'ava';
 import { startWithTenant, type TestApp } from '../helpers/app.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { sinkTransport } from '../../src/delivery/sink.ts';
+import { PermanentDeliveryError } from '../../src/delivery/transport.ts';
 import { crontab } from '../../src/worker.ts';
 import { insertSendSchedule, insertSequence } from './helpers.ts';
 import { drain, engineFixture, enroll, enrollment, events, jobOf, makeDue, outbox, stepRuns, sweep } from './engine-helpers.ts';
@@ -87,7 +88,7 @@ test.serial('email, a wait, then SMS: each step once, into the outbox with its m
   t.deepEqual(mail.map((m) => m.channel), ['email', 'sms']);
   t.is(mail[1].body, 'Still there, Ann?');
   t.is(mail[1].recipient, '+15551230001');
-  t.is(mail[1].sender, '+15550000000');
+  t.is(mail[1].sender, '+15550000001', 'the number of the contact\'s location (North), as people text her');
   t.is(mail[1].meta.headers, undefined);
   e = await enrollment(app.db, id);
   t.is(e.status, 'completed');
@@ -203,11 +204,11 @@ test.serial('HTML bodies get their variables escaped; plain text bodies keep the
   t.is(p.body, 'Hello <b>Mal</b> & "Co" friend');
 });
 
-test.serial('a transport that refuses: the step run and the message failed, the event failed, and the enrollment moves on', async (t) => {
+test.serial('a transport that refuses for good: the step run and the message failed, the event failed, and the enrollment moves on', async (t) => {
   const seq = await insertSequence(app.db, org, {
     steps: [{ step_key: 'mail', type: 'email', subject: 'S', body: 'B' }, { step_key: 'text', type: 'sms', body: 'T' }] });
   const id = (await enroll(app, key(), seq, { contact_id: tenant.ids.ann })).body.enrollment.id;
-  const failing = { name: 'failing', async send() { throw new Error('mailbox unavailable'); } };
+  const failing = { name: 'failing', async send() { throw new PermanentDeliveryError('mailbox unavailable'); } };
   await drain(app.db, { email: failing, sms: sinkTransport });
   t.deepEqual((await stepRuns(app.db, id)).map((r) => [r.step_key, r.status]), [['mail', 'failed'], ['text', 'sent']]);
   t.deepEqual((await events(app.db, id)).map((e) => [e.type, e.reason]),

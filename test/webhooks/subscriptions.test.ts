@@ -3,6 +3,7 @@
 // by the organization's owners and admins. URLs on the service's own network are refused when
 // added, and again by the worker at each attempt, unless SVC_WEBHOOKS_ALLOW_PRIVATE=1.
 import test from 'ava';
+import { WEBHOOK_EVENTS } from '../../src/webhooks/events.ts';
 import type { Applied } from '../../src/admin/fixture.ts';
 import { deliverWebhook } from '../../src/webhooks/webhook_deliver.ts';
 import { RETRY_FOR_MS, retryDelayMs } from '../../src/webhooks/events.ts';
@@ -50,7 +51,7 @@ test.serial('add prints the subscription and its secret once; list shows it with
   t.deepEqual(JSON.parse((await cli(['list', '--org', other.organization_id])).stdout).webhooks, []);
 
   const all = await subscribe(app.db.owner, other.organization_id, 'http://127.0.0.1:9/all', 'all');
-  t.is(all.events.length, 7);
+  t.is(all.events.length, WEBHOOK_EVENTS.length);
 
   const removed = await cli(['remove', '--id', out.id]);
   t.is(removed.code, 0, removed.stderr);
@@ -85,6 +86,10 @@ test.serial('bad input and URLs on the service\'s own network exit 2 with one li
     [['add', '--org', org, '--url', 'https://[2002:a00:1::1]/h', '--events', 'all'], /private address/],
     [['add', '--org', org, '--url', 'https://[::ffff:a9fe:a9fe]/h', '--events', 'all'], /private address/],
     [['add', '--org', org, '--url', 'https://[64:ff9b:1::1]/h', '--events', 'all'], /private address/],
+    // site-local and Teredo (IANA's special-purpose registry, not a hand list)
+    [['add', '--org', org, '--url', 'https://[fec0::1]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/h', '--events', 'all'], /private address/],
+    [['add', '--org', org, '--url', 'https://198.51.100.7/h', '--events', 'all'], /private address/],
     // longer once percent-encoded than sent
     [['add', '--org', org, '--url', `https://example.com/${'é'.repeat(700)}`, '--events', 'all'], /at most 2000 characters/],
     [['add', '--org', org, '--url', 'https://no-such-host.invalid/h', '--events', 'all'], /does not resolve/],
