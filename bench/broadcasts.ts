@@ -231,12 +231,14 @@ const smtpRounds: { bare: Awaited<ReturnType<typeof measured>>; run: Awaited<Ret
 for (let round = 1; round <= ROUNDS; round++) {
   const smtpRun = await firedRun(`SMTP news ${round}`, SMTP_RECIPIENTS);
   const transport = smtpTransport(smtpUrl);
-  const r = await withClient(async (c) => {
+  // the marks of messages handed over go on a second connection, as the worker's task sends them
+  const r = await withClient((markClient) => withClient(async (c) => {
     const doBare = () => measured(c, bareSmtp);
-    const doRun = () => measured(c, () => sendRun(c, org, smtpRun, { transports: { email: transport, sms: sinkTransport }, baseUrl: 'https://svc.example', batchSize: BATCH }));
+    const doRun = () => measured(c, () => sendRun(c, org, smtpRun,
+      { transports: { email: transport, sms: sinkTransport }, baseUrl: 'https://svc.example', batchSize: BATCH, markClient }));
     if (round % 2) { const bare = await doBare(); return { bare, run: await doRun() }; }
     const run = await doRun(); return { bare: await doBare(), run };
-  });
+  }));
   transport.close?.();
   const { rows: [run] } = await pool.query(`select sent, failed from app_public.broadcast_runs where id = $1`, [smtpRun]);
   if (run.sent !== SMTP_RECIPIENTS) throw new Error(`expected ${SMTP_RECIPIENTS} sent over SMTP, got ${JSON.stringify(run)}`);

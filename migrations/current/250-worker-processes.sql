@@ -16,6 +16,12 @@
 -- so a lock taken before the restart proves nothing), or when it has not been seen for 30 seconds
 -- while the database has been up for longer than that.
 
+-- The sweep frees a dead process's jobs through graphile-worker's own function, as svc_owner.
+grant execute on function graphile_worker.force_unlock_workers(text[]) to svc_owner;
+grant update on graphile_worker._private_job_queues to svc_owner;
+
+set local role svc_owner;
+
 create table if not exists app_private.worker_processes (
   id text primary key,
   -- graphile-worker's pool ids (the locked_by of the jobs this process runs)
@@ -130,3 +136,5 @@ revoke execute on function app_private.worker_process_announce(text, text[], tex
 revoke execute on function app_private.worker_process_seen(text) from public;
 revoke execute on function app_private.worker_process_gone(text) from public;
 revoke execute on function app_private.worker_processes_sweep(text) from public;
+
+reset role;

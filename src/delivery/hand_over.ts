@@ -21,26 +21,31 @@ export async function handOver(transports: Transports, client: pg.ClientBase, me
   await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, messages.length) }, async () => {
     while (next < messages.length) {
       const i = next++;
-      answers[i] = await one(messages[i]!);
+      answers[i] = await handOverOne(transports, client, messages[i]!, log);
     }
   }));
   return answers;
+}
 
-  async function one(message: OutgoingMessage): Promise<HandOverAnswer> {
-    try {
-      const accepted = await transports[message.channel].send(message, client);
-      const providerId = accepted?.providerId ?? null;
-      // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts),
-      // kept at once: a status callback can come before the batch is recorded
-      if (providerId) {
-        await serially(client, 'select app_private.delivery_set_provider_id($1, $2, $3)', [message.organization_id, message.id, providerId])
-          .catch((e) => log(`message ${message.id}: its provider id ${providerId} not kept yet (${(e as Error)?.message ?? e}); the record keeps it`));
-      }
-      return { message_id: message.id, error: null, provider_id: providerId };
-    } catch (e) {
-      const error = String((e as Error)?.message ?? e).slice(0, 1000);
-      log(`message ${message.id} refused by the ${message.channel} transport: ${error}`);
-      return { message_id: message.id, error, provider_id: null, permanent: isPermanentDeliveryError(e) };
+/**
+ * One message to its transport: its answer (a refusal is an answer, never thrown). A provider's
+ * id is kept at once on `idClient` (the transport's own client unless told).
+ */
+export async function handOverOne(transports: Transports, client: pg.ClientBase, message: OutgoingMessage,
+  log: (line: string) => void, idClient: pg.ClientBase = client): Promise<HandOverAnswer> {
+  try {
+    const accepted = await transports[message.channel].send(message, client);
+    const providerId = accepted?.providerId ?? null;
+    // the provider's id (Twilio's SID), which its delivery reports name (src/delivery/webhooks.ts),
+    // kept at once: a status callback can come before the batch is recorded
+    if (providerId) {
+      await serially(idClient, 'select app_private.delivery_set_provider_id($1, $2, $3)', [message.organization_id, message.id, providerId])
+        .catch((e) => log(`message ${message.id}: its provider id ${providerId} not kept yet (${(e as Error)?.message ?? e}); the record keeps it`));
     }
+    return { message_id: message.id, error: null, provider_id: providerId };
+  } catch (e) {
+    const error = String((e as Error)?.message ?? e).slice(0, 1000);
+    log(`message ${message.id} refused by the ${message.channel} transport: ${error}`);
+    return { message_id: message.id, error, provider_id: null, permanent: isPermanentDeliveryError(e) };
   }
 }

@@ -11,7 +11,7 @@ import { parseTwilioSetting, twilioSmsTransport } from './twilio.ts';
 export type { OutgoingMessage, Transport, Transports } from './transport.ts';
 export { PermanentDeliveryError, isPermanentDeliveryError } from './transport.ts';
 export { emailEnvelopeHeaders, htmlToText, messageIdOfReplyAddress, replyAddress, unsubscribeHeaders } from './email_headers.ts';
-export { handOver, type HandOverAnswer } from './hand_over.ts';
+export { handOver, handOverOne, IN_FLIGHT, type HandOverAnswer } from './hand_over.ts';
 
 export function createTransports(config: Pick<Config, 'emailTransport' | 'smsTransport'> & Partial<Pick<Config, 'baseUrl'>>): Transports {
   return { email: emailTransport(config.emailTransport), sms: smsTransport(config.smsTransport, config.baseUrl) };

@@ -250,6 +250,9 @@ async function byHand(run: string, id: string) {
   const record = async (claimed: Claimed, promote = false) => (await c.query<{ n: number }>(
     `select app_private.broadcast_record_batch($1, $2, $3::jsonb, $4) as n`, [org(), run, JSON.stringify(
       claimed.messages!.map((m) => ({ enrollment_id: m.enrollment_id, step_key: m.step_key, message_id: m.message.id, error: null }))), promote])).rows[0]!.n;
+  /** As the sender does before handing messages over (and with the answers come meanwhile). */
+  const hand = async (handing: string[], answers: object[] = []) => c.query(
+    `select app_private.broadcast_mark_handed($1, $2, $3, $4::jsonb)`, [org(), run, handing, JSON.stringify(answers)]);
   const checkpoint = async () => {
     const [r] = await runsOf(app.db, id);
     return { in_flight: [...r.in_flight as string[]].sort(), prepared: [...r.prepared as string[]].sort() };
@@ -258,7 +261,7 @@ async function byHand(run: string, id: string) {
     await c.query(`select pg_advisory_unlock_all()`);
     c.release();
   };
-  return { claim, record, checkpoint, release };
+  return { claim, record, checkpoint, release, hand };
 }
 const enrollmentsOf = (claimed: Claimed) => claimed.messages!.map((m) => m.enrollment_id).sort();
 /** Step runs, messages and unsubscribe tokens of the run, by status. */
@@ -320,30 +323,58 @@ test.serial('pipelined: the batch claimed while one is out is prepared, and put 
   }
 });
 
-test.serial('a sender that died with a batch out and the next prepared: the one out unknown, the prepared one claimed again and sent once', async (t) => {
+test.serial('a sender that died with a batch out and the next prepared: what it answered recorded, what it handed unknown, the rest claimed again and sent once', async (t) => {
   const { id, run } = await fired('Died', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
     { contacts: [acme.ids.ann!, acme.ids.bob!, acme.ids.dee!] });
   const dead = await byHand(run, id);
   const first = await dead.claim(false);
   const second = await dead.claim(true);
   t.is(first.messages!.length, 2);
+  // the first batch's two messages handed over; the first one's answer came and was written
+  const [answered, held] = first.messages!;
+  await dead.hand([answered!.enrollment_id, held!.enrollment_id]);
+  await dead.hand([], [{ enrollment_id: answered!.enrollment_id, step_key: answered!.step_key, message_id: answered!.message.id, error: null, provider_id: null }]);
   await dead.release(); // its connection's lock gone, as when the process is killed
-  t.deepEqual(await leftOf(run), { step_runs: { sending: 3 }, messages: { queued: 3 }, tokens: 3 });
+  const n = first.messages!.length + second.messages!.length;
+  t.deepEqual(await leftOf(run), { step_runs: { sending: n }, messages: { queued: n }, tokens: n });
   const next = await byHand(run, id);
   try {
     const again = await next.claim(false);
     t.deepEqual(enrollmentsOf(again), enrollmentsOf(second), 'the prepared recipient claimed again');
     t.notDeepEqual(again.messages!.map((m) => m.message.id), second.messages!.map((m) => m.message.id), 'as a new message');
     t.deepEqual(await next.checkpoint(), { in_flight: enrollmentsOf(second), prepared: [] });
-    t.like((await runsOf(app.db, id))[0], { status: 'sending', unknown: 2, sent: 0 });
+    t.like((await runsOf(app.db, id))[0], { status: 'sending', unknown: 1, sent: 1 });
     // the released message and token are gone: one of each for the recipient, the new one's
-    t.deepEqual(await leftOf(run), { step_runs: { unknown: 2, sending: 1 }, messages: { unknown: 2, queued: 1 }, tokens: 3 });
+    t.deepEqual(await leftOf(run), { step_runs: { unknown: 1, sent: 1, sending: 1 }, messages: { unknown: 1, sent: 1, queued: 1 }, tokens: 3 });
     t.is(await next.record(again), 0);
     t.deepEqual(await next.claim(false), { action: 'done' });
-    t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 3, sent: 1, unknown: 2, cancelled: 0, in_flight: [], prepared: [] });
-    t.deepEqual(await leftOf(run), { step_runs: { unknown: 2, sent: 1 }, messages: { unknown: 2, sent: 1 }, tokens: 3 });
-    const events = await eventsOf(run, (await outcome(run)).find((r) => r.status === 'sent')!.name);
-    t.deepEqual(events.map((e) => e.type), ['enrolled', 'sent', 'completed'], 'the released claim left no event');
+    t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 3, sent: 2, unknown: 1, cancelled: 0, in_flight: [], prepared: [] });
+    t.deepEqual(await leftOf(run), { step_runs: { unknown: 1, sent: 2 }, messages: { unknown: 1, sent: 2 }, tokens: 3 });
+    const { rows: [{ marks }] } = await app.db.owner.query(`select count(*)::int as marks from app_private.broadcast_handed where run_id = $1`, [run]);
+    t.is(marks, 0, 'no mark left');
+    await countsHold(t, id);
+  } finally {
+    await next.release();
+  }
+});
+
+test.serial('a sender that died before handing its batch over: nothing unknown, the whole batch claimed again and sent once', async (t) => {
+  const { id, run } = await fired('Died early', [{ step_key: 'news', type: 'email', subject: 'S', body: 'B' }],
+    { contacts: [acme.ids.ann!, acme.ids.bob!, acme.ids.dee!] });
+  const dead = await byHand(run, id);
+  const first = await dead.claim(false);
+  await dead.claim(true);
+  await dead.release();
+  const next = await byHand(run, id);
+  try {
+    const again = await next.claim(false);
+    t.deepEqual(enrollmentsOf(again), enrollmentsOf(first), 'the batch never handed over is claimed again');
+    t.is(await next.record(again, false), 0);
+    const rest = await next.claim(false);
+    t.is(await next.record(rest, false), 0);
+    t.deepEqual(await next.claim(false), { action: 'done' });
+    t.like((await runsOf(app.db, id))[0], { status: 'completed', recipients: 3, sent: 3, unknown: 0, cancelled: 0 });
+    t.deepEqual(await leftOf(run), { step_runs: { sent: 3 }, messages: { sent: 3 }, tokens: 3 });
     await countsHold(t, id);
   } finally {
     await next.release();
