@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000039) and migrations/current/ (200-background-organization.sql, 201-broadcast-schedule-done.sql, 202-broadcast-fire-retry.sql, 203-delivery-retries.sql, 250-worker-processes.sql, 300-inbound-claims.sql, 301-analysts-no-locks-no-temp.sql, 302-chat-limit-per-address.sql, 350-delivery-reports-once.sql, 351-sequences-failed-reports.sql, 352-appointments-no-team-member-available.sql, 353-delivery-auto-replies.sql, 354-delivery-email-display-name.sql, 355-sequences-sms-from-the-contacts-number.sql, 380-broadcast-runs-wait-for-the-window.sql, 500-receptionist.sql, 600-permission-rules.sql, 650-voice-secrets.sql, 651-voice-calls.sql, 652-voice-call-links.sql, 653-voice-receptionist.sql) leave.
--- migrations sha256:c97a85be7252d661da9b5d4b384cd774c3c671c9fa24008e829c0115ff11f94f
+-- The schema that migrations/committed/ (000001–000039) and migrations/current/ (200-background-organization.sql, 201-broadcast-schedule-done.sql, 202-broadcast-fire-retry.sql, 203-delivery-retries.sql, 250-worker-processes.sql, 255-broadcasts-handed-messages.sql, 300-inbound-claims.sql, 301-analysts-no-locks-no-temp.sql, 302-chat-limit-per-address.sql, 350-delivery-reports-once.sql, 351-sequences-failed-reports.sql, 352-appointments-no-team-member-available.sql, 353-delivery-auto-replies.sql, 354-delivery-email-display-name.sql, 355-sequences-sms-from-the-contacts-number.sql, 380-broadcast-runs-wait-for-the-window.sql, 500-receptionist.sql, 600-permission-rules.sql, 650-voice-secrets.sql, 651-voice-calls.sql, 652-voice-call-links.sql, 653-voice-receptionist.sql) leave.
+-- migrations sha256:557e3c0387fce5e4f3011c53074459332a80d787c4fe8365423928ec389fff44
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -1288,6 +1288,8 @@ begin
   loop
     if cardinality(r.in_flight) > 0 and pg_try_advisory_xact_lock(hashtextextended('svc.broadcast_run:' || r.id, 0)) then
       perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, true);
+      -- settled: what it never handed over is active again, to be cancelled below with the rest
+      select * into r from app_public.broadcast_runs x where x.organization_id = r.organization_id and x.id = r.id;
     end if;
     perform app_private.broadcast_release_prepared(r.organization_id, r.id);
     n := app_private.end_enrollments_set(s.organization_id, array(
@@ -1696,7 +1698,7 @@ ALTER FUNCTION app_hidden.call_json(c app_public.calls) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.call_json(c app_public.calls) IS 'A call as calls_list and calls_get answer it (without its transcript), with the conversation the receptionist had on it and the appointments it booked.';
 
 --
--- Name: call_voice_links(uuid, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: call_voice_links(uuid, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) RETURNS jsonb
@@ -1713,7 +1715,7 @@ CREATE FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id te
                  as conversation_id) v
 $$;
 
-ALTER FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) OWNER TO svc_owner;
 
 --
 -- Name: cancel_enrollment(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4088,7 +4090,7 @@ $$;
 ALTER FUNCTION app_hidden.dashboard_role_access() OWNER TO svc_owner;
 
 --
--- Name: dashboard_rotate_voice_secret(bytea); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: dashboard_rotate_voice_secret(bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) RETURNS jsonb
@@ -4101,7 +4103,7 @@ begin
   return app_private.voice_secret_rotate(me.organization_id, secret_hash);
 end $$;
 
-ALTER FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) OWNER TO svc_owner;
 
 --
 -- Name: dashboard_session(bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -4258,7 +4260,7 @@ ALTER FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text,
 COMMENT ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) IS 'An owner or admin sets a person''s role, locations, powers, SMS setting, records level, agent access and activity.';
 
 --
--- Name: dashboard_voice_secret_created_at(); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: dashboard_voice_secret_created_at(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.dashboard_voice_secret_created_at() RETURNS timestamp with time zone
@@ -4269,7 +4271,7 @@ CREATE FUNCTION app_hidden.dashboard_voice_secret_created_at() RETURNS timestamp
    where s.organization_id = app_hidden.current_org_id() and s.revoked_at is null
 $$;
 
-ALTER FUNCTION app_hidden.dashboard_voice_secret_created_at() OWNER TO postgres;
+ALTER FUNCTION app_hidden.dashboard_voice_secret_created_at() OWNER TO svc_owner;
 
 --
 -- Name: dashboard_webhooks(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -5642,7 +5644,7 @@ end $$;
 ALTER FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) OWNER TO svc_owner;
 
 --
--- Name: oauth_grantable_scopes(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: oauth_grantable_scopes(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) RETURNS text[]
@@ -5659,10 +5661,10 @@ CREATE FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_i
      and not (r->>'scope' = 'conversations:write' and p.p->>'role' = 'member' and not (p.p->>'sms_enabled')::boolean)
 $$;
 
-ALTER FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) OWNER TO postgres;
+ALTER FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: COMMENT; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) IS 'The scopes of requirements ([{scope, member_access, manager_power}]) a person may grant an OAuth client: those with an operation their role may call (app_hidden.requirement_refusal_for), without conversations:write for a member whose SMS setting is off; empty when the person may not approve now.';
@@ -6215,7 +6217,7 @@ end $$;
 ALTER FUNCTION app_hidden.rate_limit_add(window_start timestamp with time zone, counts jsonb) OWNER TO svc_owner;
 
 --
--- Name: receptionist_authenticate(uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: receptionist_authenticate(uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) RETURNS jsonb
@@ -6283,10 +6285,10 @@ begin
     'scopes', to_jsonb(scopes), 'records_level', 'all', 'sms_enabled', false, 'settings', settings);
 end $$;
 
-ALTER FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) IS 'The receptionist''s claims for one tool call of a conversation (a MANAGER of its location with the appointments and contacts powers), after refusing (403 not_allowed) an input naming another contact, location or appointment. Owner only: called by the answering job before it becomes svc_request.';
@@ -6430,7 +6432,7 @@ ALTER FUNCTION app_hidden.requirement_refusal(required_scope text, member_access
 COMMENT ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) IS 'Whether the current claims meet an operation''s requirements (app_hidden.requirement_refusal_for asked about them): null, or the refusal as {status, error, message, extra}.';
 
 --
--- Name: requirement_refusal_for(text, text[], boolean, text[], text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: requirement_refusal_for(text, text[], boolean, text[], text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) RETURNS jsonb
@@ -6462,10 +6464,10 @@ begin
   return null;
 end $$;
 
-ALTER FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) IS 'The rule of who may call an operation: whether a credential acting as `acting` (owner, admin, manager, member, organization), with these powers, SMS setting and scopes, meets the operation''s requirements (scope, member access, manager power): null, or the refusal as {status, error, message, extra}. Scope is checked first, so insufficient_scope names the scope.';
@@ -8217,7 +8219,7 @@ end $_$;
 ALTER FUNCTION app_hidden.unsubscribe_token_row(token text) OWNER TO svc_owner;
 
 --
--- Name: voice_authenticate(bytea); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_authenticate(bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_authenticate(secret_hash bytea) RETURNS uuid
@@ -8227,7 +8229,7 @@ CREATE FUNCTION app_hidden.voice_authenticate(secret_hash bytea) RETURNS uuid
   select app_private.voice_org_or_401(secret_hash)
 $$;
 
-ALTER FUNCTION app_hidden.voice_authenticate(secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_authenticate(secret_hash bytea) OWNER TO svc_owner;
 
 --
 -- Name: voice_call_record(jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -8297,7 +8299,7 @@ ALTER FUNCTION app_hidden.voice_call_record(payload jsonb) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.voice_call_record(payload jsonb) IS 'Records a voice platform call once per call id: contact by phone (or created), total_calls, call, transcript, interaction.';
 
 --
--- Name: voice_context(bytea, uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_context(bytea, uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) RETURNS jsonb
@@ -8308,10 +8310,10 @@ begin
   return app_private.receptionist_context(app_private.voice_conversation(secret_hash, conversation_id), conversation_id, message_id);
 end $$;
 
-ALTER FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) OWNER TO svc_owner;
 
 --
--- Name: voice_receptionist_authenticate(bytea, uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_receptionist_authenticate(bytea, uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) RETURNS jsonb
@@ -8326,10 +8328,10 @@ begin
     member_access, manager_power);
 end $$;
 
-ALTER FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
 
 --
--- Name: voice_record(bytea, text, integer, jsonb, jsonb, jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_record(bytea, text, integer, jsonb, jsonb, jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) RETURNS jsonb
@@ -8356,10 +8358,10 @@ begin
   return answer;
 end $$;
 
-ALTER FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) OWNER TO svc_owner;
 
 --
--- Name: voice_turn(bytea, text, text, text, integer, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_turn(bytea, text, text, text, integer, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) RETURNS jsonb
@@ -8431,7 +8433,7 @@ begin
     'message_id', vt.message_id, 'answer', vt.answer, 'held', app_hidden.conversation_response_mode(cv) <> 'ai');
 end $$;
 
-ALTER FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) OWNER TO svc_owner;
 
 --
 -- Name: within_hours(app_public.locations, uuid, tstzrange); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -8592,7 +8594,7 @@ ALTER FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_
 COMMENT ON FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone) IS 'advance_enrollment for a set: each (sequence, step) group moved in one statement (next step in list order, or completed); sequences with edges one enrollment at a time.';
 
 --
--- Name: analysts_lock_down_database(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: analysts_lock_down_database(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.analysts_lock_down_database() RETURNS boolean
@@ -8609,10 +8611,10 @@ begin
   return true;
 end $$;
 
-ALTER FUNCTION app_private.analysts_lock_down_database() OWNER TO postgres;
+ALTER FUNCTION app_private.analysts_lock_down_database() OWNER TO svc_owner;
 
 --
--- Name: FUNCTION analysts_lock_down_database(); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION analysts_lock_down_database(); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.analysts_lock_down_database() IS 'Takes TEMP on the current database from PUBLIC (analysts make no temporary table), gives it to the service''s roles; false when the caller may not.';
@@ -8697,13 +8699,14 @@ begin
     return jsonb_build_object('action', 'none');
   end if;
   if not following then
+    -- a prepared batch first (its cursor), then the batch in flight (which may move it back)
+    if cardinality(r.prepared) > 0 then
+      perform app_private.broadcast_release_prepared(r.organization_id, r.id);
+    end if;
     if cardinality(r.in_flight) > 0 then
       perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, false);
     end if;
-    if cardinality(r.prepared) > 0 then
-      perform app_private.broadcast_release_prepared(r.organization_id, r.id);
-      r.claimed_through := r.prepared_after;
-    end if;
+    select * into r from app_public.broadcast_runs x where x.organization_id = r.organization_id and x.id = r.id;
   elsif cardinality(r.prepared) > 0 then
     -- a sender records (and so hands over or releases) its prepared batch before it claims again
     raise exception 'broadcast_claim_batch: run % has a prepared batch already', r.id;
@@ -8744,10 +8747,9 @@ begin
          progress_at = now(), claimed_through = ids[cardinality(ids)],
          sent = x.sent + c.sent_count, skipped = x.skipped + c.skipped_count
    where x.organization_id = r.organization_id and x.id = r.id;
-  -- a batch in flight must be on disk before the transport gets its messages; a prepared one, or
-  -- one with nothing handed over (a sink channel), need not wait for the disk
-  perform set_config('synchronous_commit',
-    case when not following and cardinality(c.flight) > 0 then 'on' else 'off' end, true);
+  -- nothing goes to the transport before it is marked handed (broadcast_mark_handed, to disk):
+  -- the claim need not wait for the disk
+  perform set_config('synchronous_commit', 'off', true);
   return jsonb_build_object('action', 'batch', 'messages', c.messages, 'handled', cardinality(ids));
 end $$;
 
@@ -8907,6 +8909,33 @@ ALTER FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_
 COMMENT ON FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) IS 'Records that firing the occurrence fire_at of a schedule failed (attempts, error) and when it is tried again (1 minute doubling to 1 hour), with its job queued then; NULL when the schedule no longer waits for that occurrence.';
 
 --
+-- Name: broadcast_mark_handed(uuid, uuid, uuid[], jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+begin
+  perform set_config('synchronous_commit', case when cardinality(handing) > 0 then 'on' else 'off' end, true);
+  insert into app_private.broadcast_handed as h (organization_id, enrollment_id, run_id, answer)
+  select broadcast_mark_handed.organization_id, i, broadcast_mark_handed.run_id, null from unnest(handing) i
+  union all
+  select broadcast_mark_handed.organization_id, (a->>'enrollment_id')::uuid, broadcast_mark_handed.run_id, a
+    from jsonb_array_elements(answers) a
+  on conflict (organization_id, enrollment_id) do update set answer = excluded.answer;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb) IS 'A broadcast sender''s messages about to go to the transport marked handed (committed to disk first), and the answers come meanwhile written to their marks.';
+
+--
 -- Name: broadcast_record_batch(uuid, uuid, jsonb, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -8918,22 +8947,20 @@ CREATE FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id 
 declare
   c record;
   promoted int;
+  eids uuid[] := array(select (x->>'enrollment_id')::uuid from jsonb_array_elements(results) x);
 begin
   perform set_config('synchronous_commit', 'off', true);
   select case when promote then cardinality(r.prepared) else 0 end into promoted from app_public.broadcast_runs r
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id for update;
   select * into c from app_private.record_enrollment_messages(broadcast_record_batch.organization_id, results);
+  delete from app_private.broadcast_handed h where h.organization_id = broadcast_record_batch.organization_id and h.enrollment_id = any(eids);
   update app_public.broadcast_runs r
-     set in_flight = array(select f from unnest(r.in_flight) f
-                            where not f = any(array(select (x->>'enrollment_id')::uuid from jsonb_array_elements(results) x)))
+     set in_flight = array(select f from unnest(r.in_flight) f where not f = any(eids))
                      || case when promote then r.prepared else '{}' end,
          prepared = case when promote then '{}' else r.prepared end,
          prepared_after = case when promote then null else r.prepared_after end,
          progress_at = now(), sent = r.sent + c.sent_count, failed = r.failed + c.failed_count
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id;
-  if promoted > 0 then
-    perform set_config('synchronous_commit', 'on', true);
-  end if;
   return promoted;
 end $$;
 
@@ -9033,39 +9060,75 @@ CREATE FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+#variable_conflict use_column
 declare
+  org constant uuid := broadcast_settle_in_flight.organization_id;
+  run constant uuid := broadcast_settle_in_flight.run_id;
   flight uuid[];
+  answered jsonb;
+  doubt uuid[];
+  unsent uuid[];
   lost uuid[];
+  c record;
 begin
-  select r.in_flight into flight from app_public.broadcast_runs r
-   where r.organization_id = broadcast_settle_in_flight.organization_id and r.id = broadcast_settle_in_flight.run_id;
+  select r.in_flight into flight from app_public.broadcast_runs r where r.organization_id = org and r.id = run;
   if cardinality(flight) = 0 then
+    delete from app_private.broadcast_handed h where h.organization_id = org and h.run_id = run;
     return 0;
   end if;
+  select coalesce(jsonb_agg(h.answer) filter (where h.answer is not null), '[]'),
+         coalesce(array_agg(h.enrollment_id) filter (where h.answer is null), '{}')
+    into answered, doubt
+    from app_private.broadcast_handed h
+   where h.organization_id = org and h.run_id = run and h.enrollment_id = any(flight);
+  unsent := array(select f from unnest(flight) f
+                   where not exists (select 1 from app_private.broadcast_handed h where h.organization_id = org and h.enrollment_id = f));
+
+  -- answered: recorded as the sender would have
+  select * into c from app_private.record_enrollment_messages(org, answered);
+
+  -- handed, no answer: may have gone
   with gone as (
     update app_public.step_runs sr set status = 'unknown', reason = 'interrupted', updated_at = now()
       from app_public.enrollments e
-     where e.organization_id = broadcast_settle_in_flight.organization_id and e.id = any(flight)
+     where e.organization_id = org and e.id = any(doubt)
        and sr.organization_id = e.organization_id and sr.enrollment_id = e.id and sr.step_key = e.current_step_key
        and sr.status = 'sending'
     returning sr.enrollment_id, sr.step_key, sr.message_id
   ), messages as (
     update app_private.outgoing_messages m set status = 'unknown', error = 'the process died while the transport held it'
       from gone
-     where m.organization_id = broadcast_settle_in_flight.organization_id and m.id = gone.message_id and m.status = 'queued'
+     where m.organization_id = org and m.id = gone.message_id and m.status = 'queued'
   ), logged as (
     insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
-    select broadcast_settle_in_flight.organization_id, gone.enrollment_id, 'unknown', gone.step_key, gone.message_id, 'interrupted'
-      from gone
+    select org, gone.enrollment_id, 'unknown', gone.step_key, gone.message_id, 'interrupted' from gone
   )
   select coalesce(array_agg(gone.enrollment_id), '{}') into lost from gone;
   if cancelling then
-    perform app_private.end_enrollments_set(broadcast_settle_in_flight.organization_id, lost, 'cancelled', 'run_cancelled');
+    perform app_private.end_enrollments_set(org, lost, 'cancelled', 'run_cancelled');
   else
-    perform app_private.advance_enrollments(broadcast_settle_in_flight.organization_id, lost);
+    perform app_private.advance_enrollments(org, lost);
   end if;
-  update app_public.broadcast_runs r set in_flight = '{}', unknown = r.unknown + cardinality(lost)
-   where r.organization_id = broadcast_settle_in_flight.organization_id and r.id = broadcast_settle_in_flight.run_id;
+
+  -- never handed over: released, to be claimed again (the claim starts over from the run's
+  -- first recipient; what was sent is no longer waiting to be)
+  with runs as (
+    delete from app_public.step_runs sr
+     using app_public.enrollments e
+     where e.organization_id = org and e.id = any(unsent)
+       and sr.organization_id = e.organization_id and sr.enrollment_id = e.id and sr.step_key = e.current_step_key
+       and sr.status = 'sending'
+    returning sr.message_id
+  ), tokens as (
+    delete from app_private.unsubscribe_tokens t using runs where t.organization_id = org and t.message_id = runs.message_id
+  )
+  delete from app_private.outgoing_messages m using runs where m.organization_id = org and m.id = runs.message_id and m.status = 'queued';
+
+  delete from app_private.broadcast_handed h where h.organization_id = org and h.run_id = run;
+  update app_public.broadcast_runs r
+     set in_flight = '{}', unknown = r.unknown + cardinality(lost), sent = r.sent + c.sent_count, failed = r.failed + c.failed_count,
+         claimed_through = case when cardinality(unsent) > 0 then null else r.claimed_through end
+   where r.organization_id = org and r.id = run;
   return cardinality(lost);
 end $$;
 
@@ -9075,7 +9138,7 @@ ALTER FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_
 -- Name: FUNCTION broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) IS 'A dead sender''s in_flight checkpoint: step runs still sending (and their messages) become unknown with an event, the enrollments moved on (or cancelled with the run), the checkpoint emptied; answers how many.';
+COMMENT ON FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) IS 'A dead sender''s in_flight batch, message by message: answered marks recorded, handed ones without an answer unknown (event; enrollments moved on, or cancelled with the run), never handed ones released to be claimed again (the cursor back to the start); the checkpoint emptied; answers how many became unknown.';
 
 --
 -- Name: build_sequence_message(uuid, app_public.sequences, jsonb, uuid, text, uuid, text, boolean, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -9477,7 +9540,7 @@ ALTER FUNCTION app_private.claim_enrollment_messages(org_id uuid, s app_public.s
 COMMENT ON FUNCTION app_private.claim_enrollment_messages(org_id uuid, s app_public.sequences, ids uuid[], base_url text, sink_channels text[], for_run uuid, OUT messages jsonb, OUT flight uuid[], OUT sent_count integer, OUT skipped_count integer) IS 'Claims the locked, active enrollments of one sequence at their steps set-based with the rules of sequence_step_claim (refusals skipped, messages rendered and written, sink sends recorded; rare cases through sequence_step_claim itself); answers the messages for the transport, the enrollments they hold, and counts sent and skipped.';
 
 --
--- Name: claim_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: claim_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) RETURNS void
@@ -9503,10 +9566,10 @@ begin
   end if;
 end $$;
 
-ALTER FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) OWNER TO postgres;
+ALTER FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION claim_inbound_identifier(org uuid, kind text, value text); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION claim_inbound_identifier(org uuid, kind text, value text); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) IS 'Claims a sending domain or phone number for an organization; 409 domain_in_use / number_in_use when another organization holds it.';
@@ -9526,7 +9589,7 @@ $$;
 ALTER FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) OWNER TO svc_owner;
 
 --
--- Name: contact_sms_sender(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: contact_sms_sender(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) RETURNS text
@@ -9542,10 +9605,10 @@ CREATE FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred
     (select o.default_sms_number from app_public.organizations o where o.id = org))
 $$;
 
-ALTER FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION contact_sms_sender(org uuid, contact uuid, preferred_location uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION contact_sms_sender(org uuid, contact uuid, preferred_location uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) IS 'The number a sequence texts a contact from, as people do (conversation_sms_send): a number of the contact''s locations (the preferred one first), else the preferred location''s, else the organization''s default.';
@@ -10398,7 +10461,7 @@ ALTER FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error t
 COMMENT ON FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) IS 'A message the delivery queue retried is done (sent, or failed with error): its retrying step run recorded, the enrollment moved on, its broadcast run counted and its job queued to end the run.';
 
 --
--- Name: email_auto_reply_subject(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: email_auto_reply_subject(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.email_auto_reply_subject(subject text) RETURNS boolean
@@ -10426,16 +10489,16 @@ CREATE FUNCTION app_private.email_auto_reply_subject(subject text) RETURNS boole
     || ')'), false)
 $$;
 
-ALTER FUNCTION app_private.email_auto_reply_subject(subject text) OWNER TO postgres;
+ALTER FUNCTION app_private.email_auto_reply_subject(subject text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION email_auto_reply_subject(subject text); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION email_auto_reply_subject(subject text); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.email_auto_reply_subject(subject text) IS 'Whether an email''s subject is one mail clients give an automatic answer (Automatic reply, Auto-Reply, Out of Office, Abwesenheitsnotiz, Réponse automatique, Respuesta automática, …): an auto-reply, never a reply.';
 
 --
--- Name: email_from_name(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: email_from_name(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.email_from_name(org uuid, message_id uuid) RETURNS text
@@ -10450,10 +10513,10 @@ CREATE FUNCTION app_private.email_from_name(org uuid, message_id uuid) RETURNS t
     from app_public.organizations o where o.id = org
 $$;
 
-ALTER FUNCTION app_private.email_from_name(org uuid, message_id uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.email_from_name(org uuid, message_id uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION email_from_name(org uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION email_from_name(org uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.email_from_name(org uuid, message_id uuid) IS 'The display name of an email''s From: "<person>, <organization>" for a person''s reply in a conversation, else the organization''s name.';
@@ -11009,7 +11072,7 @@ end $$;
 ALTER FUNCTION app_private.inbound_contact(org uuid, location uuid, phone text, email text) OWNER TO svc_owner;
 
 --
--- Name: inbound_identifier(text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: inbound_identifier(text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.inbound_identifier(kind text, value text) RETURNS text
@@ -11019,10 +11082,10 @@ CREATE FUNCTION app_private.inbound_identifier(kind text, value text) RETURNS te
               when kind = 'email_domain' then lower(btrim(value)) else btrim(value) end
 $$;
 
-ALTER FUNCTION app_private.inbound_identifier(kind text, value text) OWNER TO postgres;
+ALTER FUNCTION app_private.inbound_identifier(kind text, value text) OWNER TO svc_owner;
 
 --
--- Name: inbound_identifier_held(uuid, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: inbound_identifier_held(uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.inbound_identifier_held(org uuid, ident text) RETURNS boolean
@@ -11035,7 +11098,7 @@ CREATE FUNCTION app_private.inbound_identifier_held(org uuid, ident text) RETURN
       or exists (select 1 from app_public.locations l where l.organization_id = org and l.sms_number = ident)
 $$;
 
-ALTER FUNCTION app_private.inbound_identifier_held(org uuid, ident text) OWNER TO postgres;
+ALTER FUNCTION app_private.inbound_identifier_held(org uuid, ident text) OWNER TO svc_owner;
 
 --
 -- Name: kick_step_sweep(uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -11064,7 +11127,7 @@ ALTER FUNCTION app_private.kick_step_sweep(organization_id uuid) OWNER TO svc_ow
 COMMENT ON FUNCTION app_private.kick_step_sweep(organization_id uuid) IS 'Makes sure the organization has a sequence_step_sweep job waiting to run now (one for a burst of writers).';
 
 --
--- Name: locations_claim_number(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: locations_claim_number(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.locations_claim_number() RETURNS trigger
@@ -11078,10 +11141,10 @@ begin
   return new;
 end $$;
 
-ALTER FUNCTION app_private.locations_claim_number() OWNER TO postgres;
+ALTER FUNCTION app_private.locations_claim_number() OWNER TO svc_owner;
 
 --
--- Name: locations_release_number(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: locations_release_number(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.locations_release_number() RETURNS trigger
@@ -11095,10 +11158,10 @@ begin
   return null;
 end $$;
 
-ALTER FUNCTION app_private.locations_release_number() OWNER TO postgres;
+ALTER FUNCTION app_private.locations_release_number() OWNER TO svc_owner;
 
 --
--- Name: move_inbound_identifier(text, text, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: move_inbound_identifier(text, text, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid DEFAULT NULL::uuid) RETURNS jsonb
@@ -11139,10 +11202,10 @@ begin
                             'to_organization_id', to_org, 'to_location_id', to_location);
 end $$;
 
-ALTER FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) IS 'Operators only (svc admin org move): moves a sending domain or number to another organization (or one of its locations) in one transaction.';
@@ -11197,7 +11260,7 @@ ALTER FUNCTION app_private.note_availability_change(org uuid, span tstzrange) OW
 COMMENT ON FUNCTION app_private.note_availability_change(org uuid, span tstzrange) IS 'Notes that the transaction changed availability of the organization over `span` (''(,)'': all of it).';
 
 --
--- Name: organizations_claim_identifiers(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: organizations_claim_identifiers(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.organizations_claim_identifiers() RETURNS trigger
@@ -11214,10 +11277,10 @@ begin
   return new;
 end $$;
 
-ALTER FUNCTION app_private.organizations_claim_identifiers() OWNER TO postgres;
+ALTER FUNCTION app_private.organizations_claim_identifiers() OWNER TO svc_owner;
 
 --
--- Name: organizations_release_identifiers(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: organizations_release_identifiers(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.organizations_release_identifiers() RETURNS trigger
@@ -11234,7 +11297,7 @@ begin
   return null;
 end $$;
 
-ALTER FUNCTION app_private.organizations_release_identifiers() OWNER TO postgres;
+ALTER FUNCTION app_private.organizations_release_identifiers() OWNER TO svc_owner;
 
 --
 -- Name: api_keys; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -11299,7 +11362,7 @@ $$;
 ALTER FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) OWNER TO svc_owner;
 
 --
--- Name: receptionist_context(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: receptionist_context(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) RETURNS jsonb
@@ -11338,16 +11401,16 @@ begin
     'now', now());
 end $$;
 
-ALTER FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) IS 'What the receptionist answers from (conversation_ai_context plus the ids, offerings, settings, pending offer, opt-out and loop count), or NULL when nothing is owed.';
 
 --
--- Name: receptionist_handover_people(app_public.conversations); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: receptionist_handover_people(app_public.conversations); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) RETURNS SETOF app_public.people
@@ -11363,10 +11426,10 @@ CREATE FUNCTION app_private.receptionist_handover_people(cv app_public.conversat
    order by p.created_at, p.id
 $$;
 
-ALTER FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) OWNER TO postgres;
+ALTER FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) OWNER TO svc_owner;
 
 --
--- Name: receptionist_record(uuid, uuid, uuid, jsonb, text[], jsonb, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: receptionist_record(uuid, uuid, uuid, jsonb, text[], jsonb, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) RETURNS jsonb
@@ -11439,10 +11502,10 @@ begin
   return done || jsonb_build_object('told', told.id is not null);
 end $$;
 
-ALTER FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) OWNER TO postgres;
+ALTER FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) IS 'Writes the receptionist''s turn once: a reply with its pending offer, or a hand-over (hold, the contact told once, an email to each person who may answer, the conversation.handed_over event).';
@@ -11595,7 +11658,7 @@ ALTER FUNCTION app_private.refresh_search_trigrams(sample_rows integer) OWNER TO
 COMMENT ON FUNCTION app_private.refresh_search_trigrams(sample_rows integer) IS 'Recounts app_private.search_trigrams from a sample of contacts; answers how many pieces it counted.';
 
 --
--- Name: release_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: release_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) RETURNS void
@@ -11611,7 +11674,7 @@ begin
      and not app_private.inbound_identifier_held(org, ident);
 end $$;
 
-ALTER FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) OWNER TO postgres;
+ALTER FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) OWNER TO svc_owner;
 
 --
 -- Name: schedule_enrollment_steps(uuid, uuid[]); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -12987,7 +13050,7 @@ ALTER FUNCTION app_private.tg_sms_opt_outs__sequences() OWNER TO svc_owner;
 COMMENT ON FUNCTION app_private.tg_sms_opt_outs__sequences() IS 'A number opted out: its contacts'' SMS sequences are cancelled.';
 
 --
--- Name: voice_conversation(bytea, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: voice_conversation(bytea, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.voice_conversation(secret_hash bytea, conversation_id uuid) RETURNS uuid
@@ -13003,10 +13066,10 @@ begin
   return org;
 end $$;
 
-ALTER FUNCTION app_private.voice_conversation(secret_hash bytea, conversation_id uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.voice_conversation(secret_hash bytea, conversation_id uuid) OWNER TO svc_owner;
 
 --
--- Name: voice_org_or_401(bytea); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: voice_org_or_401(bytea); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.voice_org_or_401(secret_hash bytea) RETURNS uuid
@@ -13022,10 +13085,10 @@ begin
   return org;
 end $$;
 
-ALTER FUNCTION app_private.voice_org_or_401(secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_private.voice_org_or_401(secret_hash bytea) OWNER TO svc_owner;
 
 --
--- Name: voice_organization(bytea); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: voice_organization(bytea); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.voice_organization(secret_hash bytea) RETURNS uuid
@@ -13036,10 +13099,10 @@ CREATE FUNCTION app_private.voice_organization(secret_hash bytea) RETURNS uuid
    where s.secret_hash = voice_organization.secret_hash and s.revoked_at is null
 $$;
 
-ALTER FUNCTION app_private.voice_organization(secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_private.voice_organization(secret_hash bytea) OWNER TO svc_owner;
 
 --
--- Name: voice_secret_rotate(uuid, bytea); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: voice_secret_rotate(uuid, bytea); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.voice_secret_rotate(organization_id uuid, secret_hash bytea) RETURNS jsonb
@@ -13060,7 +13123,7 @@ begin
   return jsonb_build_object('id', s.id, 'organization_id', s.organization_id, 'created_at', s.created_at);
 end $$;
 
-ALTER FUNCTION app_private.voice_secret_rotate(organization_id uuid, secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_private.voice_secret_rotate(organization_id uuid, secret_hash bytea) OWNER TO svc_owner;
 
 --
 -- Name: webhook_appointment_data(app_public.appointments); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -13245,7 +13308,7 @@ ALTER FUNCTION app_private.webhook_wanted(organization_id uuid, event text) OWNE
 COMMENT ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text) IS 'Whether some active subscription of the organization takes the event: triggers ask before building an event''s data.';
 
 --
--- Name: worker_process_announce(text, text[], text, integer); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_process_announce(text, text[], text, integer); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) RETURNS void
@@ -13261,16 +13324,16 @@ begin
          locked_at = now(), seen_at = now();
 end $$;
 
-ALTER FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) IS 'A worker process takes its advisory lock and writes (or renews) its row, with its graphile-worker pool ids; on its own connection, at start and after each reconnect.';
 
 --
--- Name: worker_process_gone(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_process_gone(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_process_gone(id text) RETURNS void
@@ -13282,20 +13345,20 @@ begin
   perform pg_advisory_unlock(app_private.worker_process_key(worker_process_gone.id));
 end $$;
 
-ALTER FUNCTION app_private.worker_process_gone(id text) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_process_gone(id text) OWNER TO svc_owner;
 
 --
--- Name: worker_process_key(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_process_key(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_process_key(id text) RETURNS bigint
     LANGUAGE sql IMMUTABLE
     AS $$ select hashtextextended('svc.worker_process:' || id, 0) $$;
 
-ALTER FUNCTION app_private.worker_process_key(id text) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_process_key(id text) OWNER TO svc_owner;
 
 --
--- Name: worker_process_seen(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_process_seen(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_process_seen(id text) RETURNS boolean
@@ -13306,10 +13369,10 @@ CREATE FUNCTION app_private.worker_process_seen(id text) RETURNS boolean
   select exists (select 1 from seen)
 $$;
 
-ALTER FUNCTION app_private.worker_process_seen(id text) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_process_seen(id text) OWNER TO svc_owner;
 
 --
--- Name: worker_processes_sweep(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_processes_sweep(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_processes_sweep(self text) RETURNS text[]
@@ -13364,10 +13427,10 @@ begin
   return dead;
 end $$;
 
-ALTER FUNCTION app_private.worker_processes_sweep(self text) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_processes_sweep(self text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION worker_processes_sweep(self text); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_processes_sweep(self text); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.worker_processes_sweep(self text) IS 'Finds the worker processes that died (lock free since taken, or unseen for 30 s) and frees their work: sequence messages they held with the transport made unknown and their enrollments moved on, their graphile-worker jobs unlocked, their rows deleted. Answers their ids.';
@@ -16372,6 +16435,25 @@ CREATE UNLOGGED TABLE app_private.availability_marks (
 ALTER TABLE app_private.availability_marks OWNER TO svc_owner;
 
 --
+-- Name: broadcast_handed; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.broadcast_handed (
+    organization_id uuid NOT NULL,
+    enrollment_id uuid NOT NULL,
+    run_id uuid NOT NULL,
+    answer jsonb
+);
+
+ALTER TABLE app_private.broadcast_handed OWNER TO svc_owner;
+
+--
+-- Name: TABLE broadcast_handed; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.broadcast_handed IS 'Messages of a broadcast run''s batch in flight that its sender handed to the transport, with the answer once it came; deleted when the batch is recorded. What a dead sender leaves: marked without an answer is unknown, unmarked was never handed over.';
+
+--
 -- Name: chat_sessions; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
@@ -16689,7 +16771,7 @@ COMMENT ON TABLE app_private.idempotency_keys IS 'Replay store for operations th
 COMMENT ON COLUMN app_private.idempotency_keys.fingerprint IS 'Hash of the request details and the caller''s access; another fingerprint under the same key is a 409.';
 
 --
--- Name: inbound_claims; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: inbound_claims; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.inbound_claims (
@@ -16700,10 +16782,10 @@ CREATE TABLE app_private.inbound_claims (
     CONSTRAINT inbound_claims_kind_check CHECK ((kind = ANY (ARRAY['email_domain'::text, 'phone_number'::text])))
 );
 
-ALTER TABLE app_private.inbound_claims OWNER TO postgres;
+ALTER TABLE app_private.inbound_claims OWNER TO svc_owner;
 
 --
--- Name: TABLE inbound_claims; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE inbound_claims; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.inbound_claims IS 'Every sending domain (lower case) and phone number (E.164) in use, with the one organization that holds it; kept by app_private.claim_inbound_identifiers.';
@@ -16867,7 +16949,7 @@ ALTER TABLE app_private.rate_limit_windows OWNER TO svc_owner;
 COMMENT ON TABLE app_private.rate_limit_windows IS 'Requests per client address and route in one 60 s window, summed over every API process.';
 
 --
--- Name: receptionist_handovers; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.receptionist_handovers (
@@ -16880,16 +16962,16 @@ CREATE TABLE app_private.receptionist_handovers (
     CONSTRAINT receptionist_handovers_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 500)))
 );
 
-ALTER TABLE app_private.receptionist_handovers OWNER TO postgres;
+ALTER TABLE app_private.receptionist_handovers OWNER TO svc_owner;
 
 --
--- Name: TABLE receptionist_handovers; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE receptionist_handovers; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.receptionist_handovers IS 'Each hand-over of a conversation to a person by the receptionist, with its reason: once per inbound message.';
 
 --
--- Name: receptionist_states; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: receptionist_states; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.receptionist_states (
@@ -16899,10 +16981,10 @@ CREATE TABLE app_private.receptionist_states (
     updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
-ALTER TABLE app_private.receptionist_states OWNER TO postgres;
+ALTER TABLE app_private.receptionist_states OWNER TO svc_owner;
 
 --
--- Name: TABLE receptionist_states; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE receptionist_states; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.receptionist_states IS 'The built-in receptionist''s pending offer per conversation (offerings, slots, or a cancellation awaiting YES).';
@@ -16978,7 +17060,7 @@ ALTER TABLE app_private.sequence_trigger_types OWNER TO svc_owner;
 COMMENT ON TABLE app_private.sequence_trigger_types IS 'The trigger types sequences accept, with the fields each takes; an area adds its own row when it goes live.';
 
 --
--- Name: voice_calls; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: voice_calls; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.voice_calls (
@@ -16995,16 +17077,16 @@ CREATE TABLE app_private.voice_calls (
     CONSTRAINT voice_calls_call_id_check CHECK (((length(call_id) >= 1) AND (length(call_id) <= 200)))
 );
 
-ALTER TABLE app_private.voice_calls OWNER TO postgres;
+ALTER TABLE app_private.voice_calls OWNER TO svc_owner;
 
 --
--- Name: TABLE voice_calls; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE voice_calls; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.voice_calls IS 'A call the receptionist answers on the phone: the platform''s call id, its conversation (channel chat), and what it used of its bounds.';
 
 --
--- Name: voice_secrets; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: voice_secrets; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.voice_secrets (
@@ -17016,16 +17098,16 @@ CREATE TABLE app_private.voice_secrets (
     CONSTRAINT voice_secrets_secret_hash_check CHECK ((length(secret_hash) = 32))
 );
 
-ALTER TABLE app_private.voice_secrets OWNER TO postgres;
+ALTER TABLE app_private.voice_secrets OWNER TO svc_owner;
 
 --
--- Name: TABLE voice_secrets; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE voice_secrets; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.voice_secrets IS 'An organization''s voice secrets (SHA-256 only); the one with revoked_at NULL is live, at most one per organization.';
 
 --
--- Name: voice_turns; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: voice_turns; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.voice_turns (
@@ -17038,10 +17120,10 @@ CREATE TABLE app_private.voice_turns (
     CONSTRAINT voice_turns_turn_check CHECK ((turn >= 1))
 );
 
-ALTER TABLE app_private.voice_turns OWNER TO postgres;
+ALTER TABLE app_private.voice_turns OWNER TO svc_owner;
 
 --
--- Name: TABLE voice_turns; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE voice_turns; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.voice_turns IS 'One turn of a voice call: the caller''s words as an inbound message, and the answer once written (a repeated turn replays it).';
@@ -17066,7 +17148,7 @@ ALTER TABLE app_private.webhook_secrets OWNER TO svc_owner;
 COMMENT ON TABLE app_private.webhook_secrets IS 'The signing secret of a subscription (whsec_ + 32 random bytes in base64, as Standard Webhooks writes it). Kept raw, since signing needs it; only svc_owner (the worker, operator commands, definer functions) reads it.';
 
 --
--- Name: worker_processes; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: worker_processes; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.worker_processes (
@@ -17079,10 +17161,10 @@ CREATE TABLE app_private.worker_processes (
     seen_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
-ALTER TABLE app_private.worker_processes OWNER TO postgres;
+ALTER TABLE app_private.worker_processes OWNER TO svc_owner;
 
 --
--- Name: TABLE worker_processes; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE worker_processes; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.worker_processes IS 'Worker processes alive (or not yet known dead): each holds an advisory lock on its id and renews seen_at; app_private.worker_processes_sweep frees the work of a dead one.';
@@ -17688,6 +17770,13 @@ ALTER TABLE ONLY app_private.availability_marks
     ADD CONSTRAINT availability_marks_pkey PRIMARY KEY (taken_at);
 
 --
+-- Name: broadcast_handed broadcast_handed_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.broadcast_handed
+    ADD CONSTRAINT broadcast_handed_pkey PRIMARY KEY (organization_id, enrollment_id);
+
+--
 -- Name: chat_sessions chat_sessions_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
@@ -17786,7 +17875,7 @@ ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (credential_id, operation_id, key);
 
 --
--- Name: inbound_claims inbound_claims_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: inbound_claims inbound_claims_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.inbound_claims
@@ -17856,21 +17945,21 @@ ALTER TABLE ONLY app_private.rate_limit_windows
     ADD CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (window_start, client, route);
 
 --
--- Name: receptionist_handovers receptionist_handovers_organization_id_message_id_key; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers receptionist_handovers_organization_id_message_id_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_handovers
     ADD CONSTRAINT receptionist_handovers_organization_id_message_id_key UNIQUE (organization_id, message_id);
 
 --
--- Name: receptionist_handovers receptionist_handovers_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers receptionist_handovers_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_handovers
     ADD CONSTRAINT receptionist_handovers_pkey PRIMARY KEY (organization_id, id);
 
 --
--- Name: receptionist_states receptionist_states_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_states receptionist_states_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_states
@@ -17905,28 +17994,28 @@ ALTER TABLE ONLY app_private.unsubscribe_tokens
     ADD CONSTRAINT unsubscribe_tokens_pkey PRIMARY KEY (token_hash);
 
 --
--- Name: voice_calls voice_calls_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_calls voice_calls_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_calls
     ADD CONSTRAINT voice_calls_pkey PRIMARY KEY (organization_id, call_id);
 
 --
--- Name: voice_secrets voice_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_secrets voice_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_secrets
     ADD CONSTRAINT voice_secrets_pkey PRIMARY KEY (id);
 
 --
--- Name: voice_secrets voice_secrets_secret_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_secrets voice_secrets_secret_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_secrets
     ADD CONSTRAINT voice_secrets_secret_hash_key UNIQUE (secret_hash);
 
 --
--- Name: voice_turns voice_turns_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_turns voice_turns_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_turns
@@ -17940,7 +18029,7 @@ ALTER TABLE ONLY app_private.webhook_secrets
     ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (organization_id, subscription_id);
 
 --
--- Name: worker_processes worker_processes_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: worker_processes worker_processes_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.worker_processes
@@ -18316,6 +18405,12 @@ CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organ
 CREATE INDEX availability_changes_by_time ON app_private.availability_changes USING gist (organization_id, during);
 
 --
+-- Name: broadcast_handed_by_run; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX broadcast_handed_by_run ON app_private.broadcast_handed USING btree (organization_id, run_id);
+
+--
 -- Name: chat_sessions_by_client_address; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
@@ -18376,7 +18471,7 @@ CREATE INDEX enrollment_counts_by_sequence ON app_private.enrollment_counts USIN
 CREATE INDEX idempotency_keys_created ON app_private.idempotency_keys USING btree (created_at);
 
 --
--- Name: inbound_claims_by_organization; Type: INDEX; Schema: app_private; Owner: postgres
+-- Name: inbound_claims_by_organization; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
 CREATE INDEX inbound_claims_by_organization ON app_private.inbound_claims USING btree (organization_id);
@@ -18418,13 +18513,13 @@ CREATE UNIQUE INDEX outgoing_messages_provider_id ON app_private.outgoing_messag
 CREATE INDEX own_clients_by_contact ON app_private.own_clients USING btree (organization_id, contact_id);
 
 --
--- Name: voice_calls_conversation; Type: INDEX; Schema: app_private; Owner: postgres
+-- Name: voice_calls_conversation; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
 CREATE UNIQUE INDEX voice_calls_conversation ON app_private.voice_calls USING btree (organization_id, conversation_id);
 
 --
--- Name: voice_secrets_live; Type: INDEX; Schema: app_private; Owner: postgres
+-- Name: voice_secrets_live; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
 CREATE UNIQUE INDEX voice_secrets_live ON app_private.voice_secrets USING btree (organization_id) WHERE (revoked_at IS NULL);
@@ -19269,7 +19364,7 @@ ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: inbound_claims inbound_claims_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: inbound_claims inbound_claims_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.inbound_claims
@@ -19346,28 +19441,28 @@ ALTER TABLE ONLY app_private.own_clients
     ADD CONSTRAINT own_clients_organization_id_person_id_fkey FOREIGN KEY (organization_id, person_id) REFERENCES app_public.people(organization_id, id) ON DELETE CASCADE;
 
 --
--- Name: receptionist_handovers receptionist_handovers_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers receptionist_handovers_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_handovers
     ADD CONSTRAINT receptionist_handovers_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
 
 --
--- Name: receptionist_handovers receptionist_handovers_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers receptionist_handovers_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_handovers
     ADD CONSTRAINT receptionist_handovers_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: receptionist_states receptionist_states_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_states receptionist_states_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_states
     ADD CONSTRAINT receptionist_states_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
 
 --
--- Name: receptionist_states receptionist_states_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_states receptionist_states_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_states
@@ -19381,28 +19476,28 @@ ALTER TABLE ONLY app_private.unsubscribe_tokens
     ADD CONSTRAINT unsubscribe_tokens_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: voice_calls voice_calls_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_calls voice_calls_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_calls
     ADD CONSTRAINT voice_calls_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
 
 --
--- Name: voice_calls voice_calls_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_calls voice_calls_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_calls
     ADD CONSTRAINT voice_calls_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: voice_secrets voice_secrets_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_secrets voice_secrets_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_secrets
     ADD CONSTRAINT voice_secrets_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: voice_turns voice_turns_organization_id_call_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_turns voice_turns_organization_id_call_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_turns
@@ -21421,7 +21516,7 @@ GRANT ALL ON FUNCTION app_hidden.call_json(c app_public.calls) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.call_json(c app_public.calls) TO svc_worker;
 
 --
--- Name: FUNCTION call_voice_links(organization_id uuid, external_id text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION call_voice_links(organization_id uuid, external_id text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) FROM PUBLIC;
@@ -22011,7 +22106,7 @@ REVOKE ALL ON FUNCTION app_hidden.dashboard_role_access() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.dashboard_role_access() TO svc_request;
 
 --
--- Name: FUNCTION dashboard_rotate_voice_secret(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION dashboard_rotate_voice_secret(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) FROM PUBLIC;
@@ -22046,7 +22141,7 @@ REVOKE ALL ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_ro
 GRANT ALL ON FUNCTION app_hidden.dashboard_update_person(person_id uuid, new_role text, location_ids uuid[], new_powers text[], new_sms_enabled boolean, new_records_level text, new_agent_access boolean, new_active boolean) TO svc_request;
 
 --
--- Name: FUNCTION dashboard_voice_secret_created_at(); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION dashboard_voice_secret_created_at(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.dashboard_voice_secret_created_at() FROM PUBLIC;
@@ -22509,7 +22604,7 @@ REVOKE ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id
 GRANT ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) TO svc_request;
 
 --
--- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) FROM PUBLIC;
@@ -22684,7 +22779,7 @@ REVOKE ALL ON FUNCTION app_hidden.rate_limit_add(window_start timestamp with tim
 GRANT ALL ON FUNCTION app_hidden.rate_limit_add(window_start timestamp with time zone, counts jsonb) TO svc_worker;
 
 --
--- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) FROM PUBLIC;
@@ -22729,7 +22824,7 @@ REVOKE ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, membe
 GRANT ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) TO svc_request;
 
 --
--- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) FROM PUBLIC;
@@ -23109,7 +23204,7 @@ GRANT ALL ON FUNCTION app_hidden.unsubscribe_lookup(token text) TO svc_request;
 REVOKE ALL ON FUNCTION app_hidden.unsubscribe_token_row(token text) FROM PUBLIC;
 
 --
--- Name: FUNCTION voice_authenticate(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_authenticate(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_authenticate(secret_hash bytea) FROM PUBLIC;
@@ -23123,28 +23218,28 @@ REVOKE ALL ON FUNCTION app_hidden.voice_call_record(payload jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_call_record(payload jsonb) TO svc_request;
 
 --
--- Name: FUNCTION voice_context(secret_hash bytea, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_context(secret_hash bytea, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) TO svc_request;
 
 --
--- Name: FUNCTION voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) TO svc_request;
 
 --
--- Name: FUNCTION voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) TO svc_request;
 
 --
--- Name: FUNCTION voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) FROM PUBLIC;
@@ -23176,7 +23271,7 @@ REVOKE ALL ON FUNCTION app_private.advance_enrollment(organization_id uuid, enro
 REVOKE ALL ON FUNCTION app_private.advance_enrollments(organization_id uuid, enrollment_ids uuid[], at timestamp with time zone) FROM PUBLIC;
 
 --
--- Name: FUNCTION analysts_lock_down_database(); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION analysts_lock_down_database(); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.analysts_lock_down_database() FROM PUBLIC;
@@ -23216,6 +23311,12 @@ REVOKE ALL ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence
 --
 
 REVOKE ALL ON FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb) FROM PUBLIC;
 
 --
 -- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -23278,10 +23379,22 @@ REVOKE ALL ON FUNCTION app_private.check_contact_exits(organization_id uuid, con
 REVOKE ALL ON FUNCTION app_private.claim_enrollment_messages(org_id uuid, s app_public.sequences, ids uuid[], base_url text, sink_channels text[], for_run uuid, OUT messages jsonb, OUT flight uuid[], OUT sent_count integer, OUT skipped_count integer) FROM PUBLIC;
 
 --
+-- Name: FUNCTION claim_inbound_identifier(org uuid, kind text, value text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION contact_only_location(org uuid, contact_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION contact_sms_sender(org uuid, contact uuid, preferred_location uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION conversation_ai_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -23404,6 +23517,18 @@ REVOKE ALL ON FUNCTION app_private.delivery_set_provider_id(org uuid, message_id
 REVOKE ALL ON FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION email_auto_reply_subject(subject text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.email_auto_reply_subject(subject text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION email_from_name(org uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.email_from_name(org uuid, message_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION end_enrollments(organization_id uuid, enrollment_ids uuid[], status text, reason text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
@@ -23488,13 +23613,37 @@ REVOKE ALL ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, oper
 REVOKE ALL ON FUNCTION app_private.inbound_contact(org uuid, location uuid, phone text, email text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION inbound_identifier(kind text, value text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.inbound_identifier(kind text, value text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION inbound_identifier_held(org uuid, ident text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.inbound_identifier_held(org uuid, ident text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION kick_step_sweep(organization_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.kick_step_sweep(organization_id uuid) FROM PUBLIC;
 
 --
--- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION locations_claim_number(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.locations_claim_number() FROM PUBLIC;
+
+--
+-- Name: FUNCTION locations_release_number(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.locations_release_number() FROM PUBLIC;
+
+--
+-- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) FROM PUBLIC;
@@ -23512,25 +23661,37 @@ REVOKE ALL ON FUNCTION app_private.new_unsubscribe_token(organization_id uuid, e
 REVOKE ALL ON FUNCTION app_private.note_availability_change(org uuid, span tstzrange) FROM PUBLIC;
 
 --
+-- Name: FUNCTION organizations_claim_identifiers(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.organizations_claim_identifiers() FROM PUBLIC;
+
+--
+-- Name: FUNCTION organizations_release_identifiers(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.organizations_release_identifiers() FROM PUBLIC;
+
+--
 -- Name: FUNCTION person_may_hold_key(p app_public.people, k app_private.api_keys); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) FROM PUBLIC;
 
 --
--- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) FROM PUBLIC;
 
 --
--- Name: FUNCTION receptionist_handover_people(cv app_public.conversations); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_handover_people(cv app_public.conversations); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) FROM PUBLIC;
 
 --
--- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) FROM PUBLIC;
@@ -23552,6 +23713,12 @@ REVOKE ALL ON FUNCTION app_private.refresh_appointment_own_client(organization_i
 --
 
 REVOKE ALL ON FUNCTION app_private.refresh_search_trigrams(sample_rows integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION release_inbound_identifier(org uuid, kind text, value text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION schedule_enrollment_steps(organization_id uuid, enrollment_ids uuid[]); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -23830,25 +23997,25 @@ REVOKE ALL ON FUNCTION app_private.tg_sequences__unsubscribe() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_sms_opt_outs__sequences() FROM PUBLIC;
 
 --
--- Name: FUNCTION voice_conversation(secret_hash bytea, conversation_id uuid); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION voice_conversation(secret_hash bytea, conversation_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.voice_conversation(secret_hash bytea, conversation_id uuid) FROM PUBLIC;
 
 --
--- Name: FUNCTION voice_org_or_401(secret_hash bytea); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION voice_org_or_401(secret_hash bytea); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.voice_org_or_401(secret_hash bytea) FROM PUBLIC;
 
 --
--- Name: FUNCTION voice_organization(secret_hash bytea); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION voice_organization(secret_hash bytea); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.voice_organization(secret_hash bytea) FROM PUBLIC;
 
 --
--- Name: FUNCTION voice_secret_rotate(organization_id uuid, secret_hash bytea); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION voice_secret_rotate(organization_id uuid, secret_hash bytea); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.voice_secret_rotate(organization_id uuid, secret_hash bytea) FROM PUBLIC;
@@ -23898,25 +24065,31 @@ REVOKE ALL ON FUNCTION app_private.webhook_unsubscribe(organization_id uuid, sub
 REVOKE ALL ON FUNCTION app_private.webhook_wanted(organization_id uuid, event text) FROM PUBLIC;
 
 --
--- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) FROM PUBLIC;
 
 --
--- Name: FUNCTION worker_process_gone(id text); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_process_gone(id text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.worker_process_gone(id text) FROM PUBLIC;
 
 --
--- Name: FUNCTION worker_process_seen(id text); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_process_key(id text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_process_key(id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_process_seen(id text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.worker_process_seen(id text) FROM PUBLIC;
 
 --
--- Name: FUNCTION worker_processes_sweep(self text); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_processes_sweep(self text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.worker_processes_sweep(self text) FROM PUBLIC;
@@ -25032,6 +25205,7 @@ REVOKE ALL ON FUNCTION graphile_worker.complete_jobs(job_ids bigint[]) FROM PUBL
 --
 
 REVOKE ALL ON FUNCTION graphile_worker.force_unlock_workers(worker_ids text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION graphile_worker.force_unlock_workers(worker_ids text[]) TO svc_owner;
 
 --
 -- Name: FUNCTION permanently_fail_jobs(job_ids bigint[], error_message text); Type: ACL; Schema: graphile_worker; Owner: -
@@ -25055,7 +25229,7 @@ REVOKE ALL ON FUNCTION graphile_worker.reschedule_jobs(job_ids bigint[], run_at 
 -- Name: TABLE _private_job_queues; Type: ACL; Schema: graphile_worker; Owner: -
 --
 
-GRANT SELECT,INSERT ON TABLE graphile_worker._private_job_queues TO svc_owner;
+GRANT SELECT,INSERT,UPDATE ON TABLE graphile_worker._private_job_queues TO svc_owner;
 
 --
 -- Name: TABLE _private_tasks; Type: ACL; Schema: graphile_worker; Owner: -

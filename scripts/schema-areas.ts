@@ -40,7 +40,7 @@ export const OWNERSHIP: Record<string, Ownership> = {
     functions: /^(sequences?_|enroll|advance_enrollment|end_enrollments|cancel_enrollment$|cancel_channel_enrollments$|condition_|exit_condition_holding$|check_contact_exits$|claim_enrollment_messages$|record_enrollment_messages$|schedule_enrollment_steps$|sweep_enrollment_steps$|kick_step_sweep$|step_d|event_subscribers$|fold_enrollment_counts$|build_sequence_message$|render_template$|template_unknown_variables$|next_send_time$|send_windows_valid$|current_may_write_sequence$|unsubscribe_|new_unsubscribe_token$)/,
   },
   broadcasts: {
-    tables: ['broadcast_runs', 'broadcast_schedules'],
+    tables: ['broadcast_runs', 'broadcast_schedules', 'broadcast_handed'],
     functions: /^broadcast_/,
   },
   appointments: {

@@ -30,6 +30,8 @@ begin
   loop
     if cardinality(r.in_flight) > 0 and pg_try_advisory_xact_lock(hashtextextended('svc.broadcast_run:' || r.id, 0)) then
       perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, true);
+      -- settled: what it never handed over is active again, to be cancelled below with the rest
+      select * into r from app_public.broadcast_runs x where x.organization_id = r.organization_id and x.id = r.id;
     end if;
     perform app_private.broadcast_release_prepared(r.organization_id, r.id);
     n := app_private.end_enrollments_set(s.organization_id, array(
@@ -316,13 +318,14 @@ begin
     return jsonb_build_object('action', 'none');
   end if;
   if not following then
+    -- a prepared batch first (its cursor), then the batch in flight (which may move it back)
+    if cardinality(r.prepared) > 0 then
+      perform app_private.broadcast_release_prepared(r.organization_id, r.id);
+    end if;
     if cardinality(r.in_flight) > 0 then
       perform app_private.broadcast_settle_in_flight(r.organization_id, r.id, false);
     end if;
-    if cardinality(r.prepared) > 0 then
-      perform app_private.broadcast_release_prepared(r.organization_id, r.id);
-      r.claimed_through := r.prepared_after;
-    end if;
+    select * into r from app_public.broadcast_runs x where x.organization_id = r.organization_id and x.id = r.id;
   elsif cardinality(r.prepared) > 0 then
     -- a sender records (and so hands over or releases) its prepared batch before it claims again
     raise exception 'broadcast_claim_batch: run % has a prepared batch already', r.id;
@@ -363,10 +366,9 @@ begin
          progress_at = now(), claimed_through = ids[cardinality(ids)],
          sent = x.sent + c.sent_count, skipped = x.skipped + c.skipped_count
    where x.organization_id = r.organization_id and x.id = r.id;
-  -- a batch in flight must be on disk before the transport gets its messages; a prepared one, or
-  -- one with nothing handed over (a sink channel), need not wait for the disk
-  perform set_config('synchronous_commit',
-    case when not following and cardinality(c.flight) > 0 then 'on' else 'off' end, true);
+  -- nothing goes to the transport before it is marked handed (broadcast_mark_handed, to disk):
+  -- the claim need not wait for the disk
+  perform set_config('synchronous_commit', 'off', true);
   return jsonb_build_object('action', 'batch', 'messages', c.messages, 'handled', cardinality(ids));
 end $$;
 
@@ -526,6 +528,33 @@ ALTER FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_
 COMMENT ON FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) IS 'Records that firing the occurrence fire_at of a schedule failed (attempts, error) and when it is tried again (1 minute doubling to 1 hour), with its job queued then; NULL when the schedule no longer waits for that occurrence.';
 
 --
+-- Name: broadcast_mark_handed(uuid, uuid, uuid[], jsonb); Type: FUNCTION; Schema: app_private; Owner: svc_owner
+--
+
+CREATE FUNCTION app_private.broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+begin
+  perform set_config('synchronous_commit', case when cardinality(handing) > 0 then 'on' else 'off' end, true);
+  insert into app_private.broadcast_handed as h (organization_id, enrollment_id, run_id, answer)
+  select broadcast_mark_handed.organization_id, i, broadcast_mark_handed.run_id, null from unnest(handing) i
+  union all
+  select broadcast_mark_handed.organization_id, (a->>'enrollment_id')::uuid, broadcast_mark_handed.run_id, a
+    from jsonb_array_elements(answers) a
+  on conflict (organization_id, enrollment_id) do update set answer = excluded.answer;
+end $$;
+
+ALTER FUNCTION app_private.broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb) OWNER TO svc_owner;
+
+--
+-- Name: FUNCTION broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb); Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON FUNCTION app_private.broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb) IS 'A broadcast sender''s messages about to go to the transport marked handed (committed to disk first), and the answers come meanwhile written to their marks.';
+
+--
 -- Name: broadcast_record_batch(uuid, uuid, jsonb, boolean); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
@@ -537,22 +566,20 @@ CREATE FUNCTION app_private.broadcast_record_batch(organization_id uuid, run_id 
 declare
   c record;
   promoted int;
+  eids uuid[] := array(select (x->>'enrollment_id')::uuid from jsonb_array_elements(results) x);
 begin
   perform set_config('synchronous_commit', 'off', true);
   select case when promote then cardinality(r.prepared) else 0 end into promoted from app_public.broadcast_runs r
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id for update;
   select * into c from app_private.record_enrollment_messages(broadcast_record_batch.organization_id, results);
+  delete from app_private.broadcast_handed h where h.organization_id = broadcast_record_batch.organization_id and h.enrollment_id = any(eids);
   update app_public.broadcast_runs r
-     set in_flight = array(select f from unnest(r.in_flight) f
-                            where not f = any(array(select (x->>'enrollment_id')::uuid from jsonb_array_elements(results) x)))
+     set in_flight = array(select f from unnest(r.in_flight) f where not f = any(eids))
                      || case when promote then r.prepared else '{}' end,
          prepared = case when promote then '{}' else r.prepared end,
          prepared_after = case when promote then null else r.prepared_after end,
          progress_at = now(), sent = r.sent + c.sent_count, failed = r.failed + c.failed_count
    where r.organization_id = broadcast_record_batch.organization_id and r.id = broadcast_record_batch.run_id;
-  if promoted > 0 then
-    perform set_config('synchronous_commit', 'on', true);
-  end if;
   return promoted;
 end $$;
 
@@ -652,39 +679,75 @@ CREATE FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+#variable_conflict use_column
 declare
+  org constant uuid := broadcast_settle_in_flight.organization_id;
+  run constant uuid := broadcast_settle_in_flight.run_id;
   flight uuid[];
+  answered jsonb;
+  doubt uuid[];
+  unsent uuid[];
   lost uuid[];
+  c record;
 begin
-  select r.in_flight into flight from app_public.broadcast_runs r
-   where r.organization_id = broadcast_settle_in_flight.organization_id and r.id = broadcast_settle_in_flight.run_id;
+  select r.in_flight into flight from app_public.broadcast_runs r where r.organization_id = org and r.id = run;
   if cardinality(flight) = 0 then
+    delete from app_private.broadcast_handed h where h.organization_id = org and h.run_id = run;
     return 0;
   end if;
+  select coalesce(jsonb_agg(h.answer) filter (where h.answer is not null), '[]'),
+         coalesce(array_agg(h.enrollment_id) filter (where h.answer is null), '{}')
+    into answered, doubt
+    from app_private.broadcast_handed h
+   where h.organization_id = org and h.run_id = run and h.enrollment_id = any(flight);
+  unsent := array(select f from unnest(flight) f
+                   where not exists (select 1 from app_private.broadcast_handed h where h.organization_id = org and h.enrollment_id = f));
+
+  -- answered: recorded as the sender would have
+  select * into c from app_private.record_enrollment_messages(org, answered);
+
+  -- handed, no answer: may have gone
   with gone as (
     update app_public.step_runs sr set status = 'unknown', reason = 'interrupted', updated_at = now()
       from app_public.enrollments e
-     where e.organization_id = broadcast_settle_in_flight.organization_id and e.id = any(flight)
+     where e.organization_id = org and e.id = any(doubt)
        and sr.organization_id = e.organization_id and sr.enrollment_id = e.id and sr.step_key = e.current_step_key
        and sr.status = 'sending'
     returning sr.enrollment_id, sr.step_key, sr.message_id
   ), messages as (
     update app_private.outgoing_messages m set status = 'unknown', error = 'the process died while the transport held it'
       from gone
-     where m.organization_id = broadcast_settle_in_flight.organization_id and m.id = gone.message_id and m.status = 'queued'
+     where m.organization_id = org and m.id = gone.message_id and m.status = 'queued'
   ), logged as (
     insert into app_public.enrollment_events (organization_id, enrollment_id, type, step_key, message_id, reason)
-    select broadcast_settle_in_flight.organization_id, gone.enrollment_id, 'unknown', gone.step_key, gone.message_id, 'interrupted'
-      from gone
+    select org, gone.enrollment_id, 'unknown', gone.step_key, gone.message_id, 'interrupted' from gone
   )
   select coalesce(array_agg(gone.enrollment_id), '{}') into lost from gone;
   if cancelling then
-    perform app_private.end_enrollments_set(broadcast_settle_in_flight.organization_id, lost, 'cancelled', 'run_cancelled');
+    perform app_private.end_enrollments_set(org, lost, 'cancelled', 'run_cancelled');
   else
-    perform app_private.advance_enrollments(broadcast_settle_in_flight.organization_id, lost);
+    perform app_private.advance_enrollments(org, lost);
   end if;
-  update app_public.broadcast_runs r set in_flight = '{}', unknown = r.unknown + cardinality(lost)
-   where r.organization_id = broadcast_settle_in_flight.organization_id and r.id = broadcast_settle_in_flight.run_id;
+
+  -- never handed over: released, to be claimed again (the claim starts over from the run's
+  -- first recipient; what was sent is no longer waiting to be)
+  with runs as (
+    delete from app_public.step_runs sr
+     using app_public.enrollments e
+     where e.organization_id = org and e.id = any(unsent)
+       and sr.organization_id = e.organization_id and sr.enrollment_id = e.id and sr.step_key = e.current_step_key
+       and sr.status = 'sending'
+    returning sr.message_id
+  ), tokens as (
+    delete from app_private.unsubscribe_tokens t using runs where t.organization_id = org and t.message_id = runs.message_id
+  )
+  delete from app_private.outgoing_messages m using runs where m.organization_id = org and m.id = runs.message_id and m.status = 'queued';
+
+  delete from app_private.broadcast_handed h where h.organization_id = org and h.run_id = run;
+  update app_public.broadcast_runs r
+     set in_flight = '{}', unknown = r.unknown + cardinality(lost), sent = r.sent + c.sent_count, failed = r.failed + c.failed_count,
+         claimed_through = case when cardinality(unsent) > 0 then null else r.claimed_through end
+   where r.organization_id = org and r.id = run;
   return cardinality(lost);
 end $$;
 
@@ -694,7 +757,7 @@ ALTER FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_
 -- Name: FUNCTION broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
-COMMENT ON FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) IS 'A dead sender''s in_flight checkpoint: step runs still sending (and their messages) become unknown with an event, the enrollments moved on (or cancelled with the run), the checkpoint emptied; answers how many.';
+COMMENT ON FUNCTION app_private.broadcast_settle_in_flight(organization_id uuid, run_id uuid, cancelling boolean) IS 'A dead sender''s in_flight batch, message by message: answered marks recorded, handed ones without an answer unknown (event; enrollments moved on, or cancelled with the run), never handed ones released to be claimed again (the cursor back to the start); the checkpoint emptied; answers how many became unknown.';
 
 --
 -- Name: tg_broadcast_runs__schedule_done(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -744,6 +807,32 @@ ALTER FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() OWNER TO s
 COMMENT ON FUNCTION app_private.tg_broadcast_schedules__fire_retry_reset() IS 'A schedule moved to another occurrence or state (fired, set, started, paused) has no failed fire to retry.';
 
 --
+-- Name: broadcast_handed; Type: TABLE; Schema: app_private; Owner: svc_owner
+--
+
+CREATE TABLE app_private.broadcast_handed (
+    organization_id uuid NOT NULL,
+    enrollment_id uuid NOT NULL,
+    run_id uuid NOT NULL,
+    answer jsonb
+);
+
+ALTER TABLE app_private.broadcast_handed OWNER TO svc_owner;
+
+--
+-- Name: TABLE broadcast_handed; Type: COMMENT; Schema: app_private; Owner: svc_owner
+--
+
+COMMENT ON TABLE app_private.broadcast_handed IS 'Messages of a broadcast run''s batch in flight that its sender handed to the transport, with the answer once it came; deleted when the batch is recorded. What a dead sender leaves: marked without an answer is unknown, unmarked was never handed over.';
+
+--
+-- Name: broadcast_handed broadcast_handed_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE ONLY app_private.broadcast_handed
+    ADD CONSTRAINT broadcast_handed_pkey PRIMARY KEY (organization_id, enrollment_id);
+
+--
 -- Name: broadcast_runs broadcast_runs_pkey; Type: CONSTRAINT; Schema: app_public; Owner: svc_owner
 --
 
@@ -756,6 +845,12 @@ ALTER TABLE ONLY app_public.broadcast_runs
 
 ALTER TABLE ONLY app_public.broadcast_schedules
     ADD CONSTRAINT broadcast_schedules_pkey PRIMARY KEY (organization_id, sequence_id);
+
+--
+-- Name: broadcast_handed_by_run; Type: INDEX; Schema: app_private; Owner: svc_owner
+--
+
+CREATE INDEX broadcast_handed_by_run ON app_private.broadcast_handed USING btree (organization_id, run_id);
 
 --
 -- Name: broadcast_runs_by_sequence; Type: INDEX; Schema: app_public; Owner: svc_owner
@@ -1014,6 +1109,12 @@ REVOKE ALL ON FUNCTION app_private.broadcast_fire(organization_id uuid, sequence
 --
 
 REVOKE ALL ON FUNCTION app_private.broadcast_fire_failed(organization_id uuid, sequence_id uuid, fire_at timestamp with time zone, error text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.broadcast_mark_handed(organization_id uuid, run_id uuid, handing uuid[], answers jsonb) FROM PUBLIC;
 
 --
 -- Name: FUNCTION broadcast_record_batch(organization_id uuid, run_id uuid, results jsonb, promote boolean); Type: ACL; Schema: app_private; Owner: svc_owner

@@ -75,7 +75,7 @@ ALTER FUNCTION app_hidden.call_json(c app_public.calls) OWNER TO svc_owner;
 COMMENT ON FUNCTION app_hidden.call_json(c app_public.calls) IS 'A call as calls_list and calls_get answer it (without its transcript), with the conversation the receptionist had on it and the appointments it booked.';
 
 --
--- Name: call_voice_links(uuid, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: call_voice_links(uuid, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) RETURNS jsonb
@@ -92,7 +92,7 @@ CREATE FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id te
                  as conversation_id) v
 $$;
 
-ALTER FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) OWNER TO svc_owner;
 
 --
 -- Name: current_reads_calls_of(uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
@@ -431,7 +431,7 @@ GRANT ALL ON FUNCTION app_hidden.call_json(c app_public.calls) TO svc_request;
 GRANT ALL ON FUNCTION app_hidden.call_json(c app_public.calls) TO svc_worker;
 
 --
--- Name: FUNCTION call_voice_links(organization_id uuid, external_id text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION call_voice_links(organization_id uuid, external_id text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.call_voice_links(organization_id uuid, external_id text) FROM PUBLIC;

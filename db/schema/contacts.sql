@@ -779,7 +779,7 @@ $$;
 ALTER FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) OWNER TO svc_owner;
 
 --
--- Name: contact_sms_sender(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: contact_sms_sender(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) RETURNS text
@@ -795,10 +795,10 @@ CREATE FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred
     (select o.default_sms_number from app_public.organizations o where o.id = org))
 $$;
 
-ALTER FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION contact_sms_sender(org uuid, contact uuid, preferred_location uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION contact_sms_sender(org uuid, contact uuid, preferred_location uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) IS 'The number a sequence texts a contact from, as people do (conversation_sms_send): a number of the contact''s locations (the preferred one first), else the preferred location''s, else the organization''s default.';
@@ -3192,6 +3192,12 @@ REVOKE ALL ON FUNCTION app_hidden.search_rarest_share(pattern text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.contact_only_location(org uuid, contact_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION contact_sms_sender(org uuid, contact uuid, preferred_location uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION define_contacts_json(); Type: ACL; Schema: app_private; Owner: svc_owner

@@ -576,7 +576,7 @@ ALTER FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error t
 COMMENT ON FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) IS 'A message the delivery queue retried is done (sent, or failed with error): its retrying step run recorded, the enrollment moved on, its broadcast run counted and its job queued to end the run.';
 
 --
--- Name: email_auto_reply_subject(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: email_auto_reply_subject(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.email_auto_reply_subject(subject text) RETURNS boolean
@@ -604,16 +604,16 @@ CREATE FUNCTION app_private.email_auto_reply_subject(subject text) RETURNS boole
     || ')'), false)
 $$;
 
-ALTER FUNCTION app_private.email_auto_reply_subject(subject text) OWNER TO postgres;
+ALTER FUNCTION app_private.email_auto_reply_subject(subject text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION email_auto_reply_subject(subject text); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION email_auto_reply_subject(subject text); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.email_auto_reply_subject(subject text) IS 'Whether an email''s subject is one mail clients give an automatic answer (Automatic reply, Auto-Reply, Out of Office, Abwesenheitsnotiz, Réponse automatique, Respuesta automática, …): an auto-reply, never a reply.';
 
 --
--- Name: email_from_name(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: email_from_name(uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.email_from_name(org uuid, message_id uuid) RETURNS text
@@ -628,10 +628,10 @@ CREATE FUNCTION app_private.email_from_name(org uuid, message_id uuid) RETURNS t
     from app_public.organizations o where o.id = org
 $$;
 
-ALTER FUNCTION app_private.email_from_name(org uuid, message_id uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.email_from_name(org uuid, message_id uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION email_from_name(org uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION email_from_name(org uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.email_from_name(org uuid, message_id uuid) IS 'The display name of an email''s From: "<person>, <organization>" for a person''s reply in a conversation, else the organization''s name.';
@@ -986,6 +986,18 @@ REVOKE ALL ON FUNCTION app_private.delivery_set_provider_id(org uuid, message_id
 --
 
 REVOKE ALL ON FUNCTION app_private.delivery_settle(org_id uuid, message_id uuid, error text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION email_auto_reply_subject(subject text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.email_auto_reply_subject(subject text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION email_from_name(org uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.email_from_name(org uuid, message_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION send_refusal(organization_id uuid, channel text, address text); Type: ACL; Schema: app_private; Owner: svc_owner

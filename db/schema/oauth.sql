@@ -141,7 +141,7 @@ end $$;
 ALTER FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) OWNER TO svc_owner;
 
 --
--- Name: oauth_grantable_scopes(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: oauth_grantable_scopes(uuid, uuid, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) RETURNS text[]
@@ -158,10 +158,10 @@ CREATE FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_i
      and not (r->>'scope' = 'conversations:write' and p.p->>'role' = 'member' and not (p.p->>'sms_enabled')::boolean)
 $$;
 
-ALTER FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) OWNER TO postgres;
+ALTER FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: COMMENT; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) IS 'The scopes of requirements ([{scope, member_access, manager_power}]) a person may grant an OAuth client: those with an operation their role may call (app_hidden.requirement_refusal_for), without conversations:write for a member whose SMS setting is off; empty when the person may not approve now.';
@@ -617,7 +617,7 @@ REVOKE ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id
 GRANT ALL ON FUNCTION app_hidden.oauth_exchange_code(code_hash bytea, client_id text, redirect_uri text, challenge text, resource text, access_hash bytea, refresh_hash bytea, access_seconds integer, refresh_seconds integer) TO svc_request;
 
 --
--- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.oauth_grantable_scopes(organization_id uuid, person_id uuid, requirements jsonb) FROM PUBLIC;

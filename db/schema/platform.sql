@@ -1034,7 +1034,7 @@ ALTER FUNCTION app_hidden.requirement_refusal(required_scope text, member_access
 COMMENT ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) IS 'Whether the current claims meet an operation''s requirements (app_hidden.requirement_refusal_for asked about them): null, or the refusal as {status, error, message, extra}.';
 
 --
--- Name: requirement_refusal_for(text, text[], boolean, text[], text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: requirement_refusal_for(text, text[], boolean, text[], text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) RETURNS jsonb
@@ -1066,10 +1066,10 @@ begin
   return null;
 end $$;
 
-ALTER FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) IS 'The rule of who may call an operation: whether a credential acting as `acting` (owner, admin, manager, member, organization), with these powers, SMS setting and scopes, meets the operation''s requirements (scope, member access, manager power): null, or the refusal as {status, error, message, extra}. Scope is checked first, so insufficient_scope names the scope.';
@@ -1095,7 +1095,7 @@ ALTER FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text,
 COMMENT ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone) IS 'graphile_worker.add_job for our own security-definer functions; owned by svc_owner, never granted to request roles.';
 
 --
--- Name: analysts_lock_down_database(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: analysts_lock_down_database(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.analysts_lock_down_database() RETURNS boolean
@@ -1112,16 +1112,16 @@ begin
   return true;
 end $$;
 
-ALTER FUNCTION app_private.analysts_lock_down_database() OWNER TO postgres;
+ALTER FUNCTION app_private.analysts_lock_down_database() OWNER TO svc_owner;
 
 --
--- Name: FUNCTION analysts_lock_down_database(); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION analysts_lock_down_database(); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.analysts_lock_down_database() IS 'Takes TEMP on the current database from PUBLIC (analysts make no temporary table), gives it to the service''s roles; false when the caller may not.';
 
 --
--- Name: claim_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: claim_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) RETURNS void
@@ -1147,10 +1147,10 @@ begin
   end if;
 end $$;
 
-ALTER FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) OWNER TO postgres;
+ALTER FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION claim_inbound_identifier(org uuid, kind text, value text); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION claim_inbound_identifier(org uuid, kind text, value text); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) IS 'Claims a sending domain or phone number for an organization; 409 domain_in_use / number_in_use when another organization holds it.';
@@ -1175,7 +1175,7 @@ ALTER FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id
 COMMENT ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) IS 'Advisory-lock key held by the connection running the first call of (credential, operation, idempotency key).';
 
 --
--- Name: inbound_identifier(text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: inbound_identifier(text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.inbound_identifier(kind text, value text) RETURNS text
@@ -1185,10 +1185,10 @@ CREATE FUNCTION app_private.inbound_identifier(kind text, value text) RETURNS te
               when kind = 'email_domain' then lower(btrim(value)) else btrim(value) end
 $$;
 
-ALTER FUNCTION app_private.inbound_identifier(kind text, value text) OWNER TO postgres;
+ALTER FUNCTION app_private.inbound_identifier(kind text, value text) OWNER TO svc_owner;
 
 --
--- Name: inbound_identifier_held(uuid, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: inbound_identifier_held(uuid, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.inbound_identifier_held(org uuid, ident text) RETURNS boolean
@@ -1201,10 +1201,10 @@ CREATE FUNCTION app_private.inbound_identifier_held(org uuid, ident text) RETURN
       or exists (select 1 from app_public.locations l where l.organization_id = org and l.sms_number = ident)
 $$;
 
-ALTER FUNCTION app_private.inbound_identifier_held(org uuid, ident text) OWNER TO postgres;
+ALTER FUNCTION app_private.inbound_identifier_held(org uuid, ident text) OWNER TO svc_owner;
 
 --
--- Name: locations_claim_number(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: locations_claim_number(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.locations_claim_number() RETURNS trigger
@@ -1218,10 +1218,10 @@ begin
   return new;
 end $$;
 
-ALTER FUNCTION app_private.locations_claim_number() OWNER TO postgres;
+ALTER FUNCTION app_private.locations_claim_number() OWNER TO svc_owner;
 
 --
--- Name: locations_release_number(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: locations_release_number(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.locations_release_number() RETURNS trigger
@@ -1235,10 +1235,10 @@ begin
   return null;
 end $$;
 
-ALTER FUNCTION app_private.locations_release_number() OWNER TO postgres;
+ALTER FUNCTION app_private.locations_release_number() OWNER TO svc_owner;
 
 --
--- Name: move_inbound_identifier(text, text, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: move_inbound_identifier(text, text, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid DEFAULT NULL::uuid) RETURNS jsonb
@@ -1279,16 +1279,16 @@ begin
                             'to_organization_id', to_org, 'to_location_id', to_location);
 end $$;
 
-ALTER FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) IS 'Operators only (svc admin org move): moves a sending domain or number to another organization (or one of its locations) in one transaction.';
 
 --
--- Name: organizations_claim_identifiers(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: organizations_claim_identifiers(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.organizations_claim_identifiers() RETURNS trigger
@@ -1305,10 +1305,10 @@ begin
   return new;
 end $$;
 
-ALTER FUNCTION app_private.organizations_claim_identifiers() OWNER TO postgres;
+ALTER FUNCTION app_private.organizations_claim_identifiers() OWNER TO svc_owner;
 
 --
--- Name: organizations_release_identifiers(); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: organizations_release_identifiers(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.organizations_release_identifiers() RETURNS trigger
@@ -1325,7 +1325,7 @@ begin
   return null;
 end $$;
 
-ALTER FUNCTION app_private.organizations_release_identifiers() OWNER TO postgres;
+ALTER FUNCTION app_private.organizations_release_identifiers() OWNER TO svc_owner;
 
 --
 -- Name: api_keys; Type: TABLE; Schema: app_private; Owner: svc_owner
@@ -1390,7 +1390,7 @@ $$;
 ALTER FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) OWNER TO svc_owner;
 
 --
--- Name: release_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: release_inbound_identifier(uuid, text, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) RETURNS void
@@ -1406,7 +1406,7 @@ begin
      and not app_private.inbound_identifier_held(org, ident);
 end $$;
 
-ALTER FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) OWNER TO postgres;
+ALTER FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) OWNER TO svc_owner;
 
 --
 -- Name: tg_people__end_dashboard_sessions(); Type: FUNCTION; Schema: app_private; Owner: svc_owner
@@ -1464,7 +1464,7 @@ end $$;
 ALTER FUNCTION app_private.tg_person_locations__revoke_keys() OWNER TO svc_owner;
 
 --
--- Name: worker_process_announce(text, text[], text, integer); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_process_announce(text, text[], text, integer); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) RETURNS void
@@ -1480,16 +1480,16 @@ begin
          locked_at = now(), seen_at = now();
 end $$;
 
-ALTER FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) IS 'A worker process takes its advisory lock and writes (or renews) its row, with its graphile-worker pool ids; on its own connection, at start and after each reconnect.';
 
 --
--- Name: worker_process_gone(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_process_gone(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_process_gone(id text) RETURNS void
@@ -1501,20 +1501,20 @@ begin
   perform pg_advisory_unlock(app_private.worker_process_key(worker_process_gone.id));
 end $$;
 
-ALTER FUNCTION app_private.worker_process_gone(id text) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_process_gone(id text) OWNER TO svc_owner;
 
 --
--- Name: worker_process_key(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_process_key(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_process_key(id text) RETURNS bigint
     LANGUAGE sql IMMUTABLE
     AS $$ select hashtextextended('svc.worker_process:' || id, 0) $$;
 
-ALTER FUNCTION app_private.worker_process_key(id text) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_process_key(id text) OWNER TO svc_owner;
 
 --
--- Name: worker_process_seen(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_process_seen(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_process_seen(id text) RETURNS boolean
@@ -1525,10 +1525,10 @@ CREATE FUNCTION app_private.worker_process_seen(id text) RETURNS boolean
   select exists (select 1 from seen)
 $$;
 
-ALTER FUNCTION app_private.worker_process_seen(id text) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_process_seen(id text) OWNER TO svc_owner;
 
 --
--- Name: worker_processes_sweep(text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: worker_processes_sweep(text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.worker_processes_sweep(self text) RETURNS text[]
@@ -1583,10 +1583,10 @@ begin
   return dead;
 end $$;
 
-ALTER FUNCTION app_private.worker_processes_sweep(self text) OWNER TO postgres;
+ALTER FUNCTION app_private.worker_processes_sweep(self text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION worker_processes_sweep(self text); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_processes_sweep(self text); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.worker_processes_sweep(self text) IS 'Finds the worker processes that died (lock free since taken, or unseen for 30 s) and frees their work: sequence messages they held with the transport made unknown and their enrollments moved on, their graphile-worker jobs unlocked, their rows deleted. Answers their ids.';
@@ -1667,7 +1667,7 @@ COMMENT ON TABLE app_private.idempotency_keys IS 'Replay store for operations th
 COMMENT ON COLUMN app_private.idempotency_keys.fingerprint IS 'Hash of the request details and the caller''s access; another fingerprint under the same key is a 409.';
 
 --
--- Name: inbound_claims; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: inbound_claims; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.inbound_claims (
@@ -1678,10 +1678,10 @@ CREATE TABLE app_private.inbound_claims (
     CONSTRAINT inbound_claims_kind_check CHECK ((kind = ANY (ARRAY['email_domain'::text, 'phone_number'::text])))
 );
 
-ALTER TABLE app_private.inbound_claims OWNER TO postgres;
+ALTER TABLE app_private.inbound_claims OWNER TO svc_owner;
 
 --
--- Name: TABLE inbound_claims; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE inbound_claims; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.inbound_claims IS 'Every sending domain (lower case) and phone number (E.164) in use, with the one organization that holds it; kept by app_private.claim_inbound_identifiers.';
@@ -1706,7 +1706,7 @@ ALTER TABLE app_private.rate_limit_windows OWNER TO svc_owner;
 COMMENT ON TABLE app_private.rate_limit_windows IS 'Requests per client address and route in one 60 s window, summed over every API process.';
 
 --
--- Name: worker_processes; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: worker_processes; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.worker_processes (
@@ -1719,10 +1719,10 @@ CREATE TABLE app_private.worker_processes (
     seen_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
-ALTER TABLE app_private.worker_processes OWNER TO postgres;
+ALTER TABLE app_private.worker_processes OWNER TO svc_owner;
 
 --
--- Name: TABLE worker_processes; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE worker_processes; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.worker_processes IS 'Worker processes alive (or not yet known dead): each holds an advisory lock on its id and renews seen_at; app_private.worker_processes_sweep frees the work of a dead one.';
@@ -1852,7 +1852,7 @@ ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (credential_id, operation_id, key);
 
 --
--- Name: inbound_claims inbound_claims_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: inbound_claims inbound_claims_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.inbound_claims
@@ -1866,7 +1866,7 @@ ALTER TABLE ONLY app_private.rate_limit_windows
     ADD CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (window_start, client, route);
 
 --
--- Name: worker_processes worker_processes_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: worker_processes worker_processes_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.worker_processes
@@ -1927,7 +1927,7 @@ CREATE INDEX analysts_by_organization ON app_private.analysts USING btree (organ
 CREATE INDEX idempotency_keys_created ON app_private.idempotency_keys USING btree (created_at);
 
 --
--- Name: inbound_claims_by_organization; Type: INDEX; Schema: app_private; Owner: postgres
+-- Name: inbound_claims_by_organization; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
 CREATE INDEX inbound_claims_by_organization ON app_private.inbound_claims USING btree (organization_id);
@@ -2065,7 +2065,7 @@ ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: inbound_claims inbound_claims_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: inbound_claims inbound_claims_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.inbound_claims
@@ -2502,7 +2502,7 @@ REVOKE ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, membe
 GRANT ALL ON FUNCTION app_hidden.requirement_refusal(required_scope text, member_access text, manager_power text) TO svc_request;
 
 --
--- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers text[], sms_enabled boolean, scopes text[], required_scope text, member_access text, manager_power text) FROM PUBLIC;
@@ -2515,10 +2515,16 @@ GRANT ALL ON FUNCTION app_hidden.requirement_refusal_for(acting text, powers tex
 REVOKE ALL ON FUNCTION app_private.add_job(identifier text, payload jsonb, job_key text, run_at timestamp with time zone) FROM PUBLIC;
 
 --
--- Name: FUNCTION analysts_lock_down_database(); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION analysts_lock_down_database(); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.analysts_lock_down_database() FROM PUBLIC;
+
+--
+-- Name: FUNCTION claim_inbound_identifier(org uuid, kind text, value text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.claim_inbound_identifier(org uuid, kind text, value text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION idempotency_lock_key(credential_id uuid, operation_id text, key text); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -2527,16 +2533,58 @@ REVOKE ALL ON FUNCTION app_private.analysts_lock_down_database() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.idempotency_lock_key(credential_id uuid, operation_id text, key text) FROM PUBLIC;
 
 --
--- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION inbound_identifier(kind text, value text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.inbound_identifier(kind text, value text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION inbound_identifier_held(org uuid, ident text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.inbound_identifier_held(org uuid, ident text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION locations_claim_number(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.locations_claim_number() FROM PUBLIC;
+
+--
+-- Name: FUNCTION locations_release_number(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.locations_release_number() FROM PUBLIC;
+
+--
+-- Name: FUNCTION move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.move_inbound_identifier(kind text, value text, to_org uuid, to_location uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION organizations_claim_identifiers(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.organizations_claim_identifiers() FROM PUBLIC;
+
+--
+-- Name: FUNCTION organizations_release_identifiers(); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.organizations_release_identifiers() FROM PUBLIC;
 
 --
 -- Name: FUNCTION person_may_hold_key(p app_public.people, k app_private.api_keys); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.person_may_hold_key(p app_public.people, k app_private.api_keys) FROM PUBLIC;
+
+--
+-- Name: FUNCTION release_inbound_identifier(org uuid, kind text, value text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.release_inbound_identifier(org uuid, kind text, value text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION tg_people__end_dashboard_sessions(); Type: ACL; Schema: app_private; Owner: svc_owner
@@ -2557,25 +2605,31 @@ REVOKE ALL ON FUNCTION app_private.tg_people__revoke_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.tg_person_locations__revoke_keys() FROM PUBLIC;
 
 --
--- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_process_announce(id text, pool_ids text[], host text, pid integer); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.worker_process_announce(id text, pool_ids text[], host text, pid integer) FROM PUBLIC;
 
 --
--- Name: FUNCTION worker_process_gone(id text); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_process_gone(id text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.worker_process_gone(id text) FROM PUBLIC;
 
 --
--- Name: FUNCTION worker_process_seen(id text); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_process_key(id text); Type: ACL; Schema: app_private; Owner: svc_owner
+--
+
+REVOKE ALL ON FUNCTION app_private.worker_process_key(id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION worker_process_seen(id text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.worker_process_seen(id text) FROM PUBLIC;
 
 --
--- Name: FUNCTION worker_processes_sweep(self text); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION worker_processes_sweep(self text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.worker_processes_sweep(self text) FROM PUBLIC;
@@ -2928,6 +2982,7 @@ REVOKE ALL ON FUNCTION graphile_worker.complete_jobs(job_ids bigint[]) FROM PUBL
 --
 
 REVOKE ALL ON FUNCTION graphile_worker.force_unlock_workers(worker_ids text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION graphile_worker.force_unlock_workers(worker_ids text[]) TO svc_owner;
 
 --
 -- Name: FUNCTION permanently_fail_jobs(job_ids bigint[], error_message text); Type: ACL; Schema: graphile_worker; Owner: -
@@ -2951,7 +3006,7 @@ REVOKE ALL ON FUNCTION graphile_worker.reschedule_jobs(job_ids bigint[], run_at 
 -- Name: TABLE _private_job_queues; Type: ACL; Schema: graphile_worker; Owner: -
 --
 
-GRANT SELECT,INSERT ON TABLE graphile_worker._private_job_queues TO svc_owner;
+GRANT SELECT,INSERT,UPDATE ON TABLE graphile_worker._private_job_queues TO svc_owner;
 
 --
 -- Name: TABLE _private_tasks; Type: ACL; Schema: graphile_worker; Owner: -

@@ -3,7 +3,7 @@
 -- written with it by `npm run db:dump`. Do not edit; db/README.md says how to read it.
 
 --
--- Name: receptionist_authenticate(uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: receptionist_authenticate(uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) RETURNS jsonb
@@ -71,16 +71,16 @@ begin
     'scopes', to_jsonb(scopes), 'records_level', 'all', 'sms_enabled', false, 'settings', settings);
 end $$;
 
-ALTER FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: COMMENT; Schema: app_hidden; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) IS 'The receptionist''s claims for one tool call of a conversation (a MANAGER of its location with the appointments and contacts powers), after refusing (403 not_allowed) an input naming another contact, location or appointment. Owner only: called by the answering job before it becomes svc_request.';
 
 --
--- Name: receptionist_context(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: receptionist_context(uuid, uuid, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) RETURNS jsonb
@@ -119,16 +119,16 @@ begin
     'now', now());
 end $$;
 
-ALTER FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) IS 'What the receptionist answers from (conversation_ai_context plus the ids, offerings, settings, pending offer, opt-out and loop count), or NULL when nothing is owed.';
 
 --
--- Name: receptionist_handover_people(app_public.conversations); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: receptionist_handover_people(app_public.conversations); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) RETURNS SETOF app_public.people
@@ -144,10 +144,10 @@ CREATE FUNCTION app_private.receptionist_handover_people(cv app_public.conversat
    order by p.created_at, p.id
 $$;
 
-ALTER FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) OWNER TO postgres;
+ALTER FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) OWNER TO svc_owner;
 
 --
--- Name: receptionist_record(uuid, uuid, uuid, jsonb, text[], jsonb, text); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: receptionist_record(uuid, uuid, uuid, jsonb, text[], jsonb, text); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) RETURNS jsonb
@@ -220,16 +220,16 @@ begin
   return done || jsonb_build_object('told', told.id is not null);
 end $$;
 
-ALTER FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) OWNER TO postgres;
+ALTER FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) OWNER TO svc_owner;
 
 --
--- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) IS 'Writes the receptionist''s turn once: a reply with its pending offer, or a hand-over (hold, the contact told once, an email to each person who may answer, the conversation.handed_over event).';
 
 --
--- Name: receptionist_handovers; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.receptionist_handovers (
@@ -242,16 +242,16 @@ CREATE TABLE app_private.receptionist_handovers (
     CONSTRAINT receptionist_handovers_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 500)))
 );
 
-ALTER TABLE app_private.receptionist_handovers OWNER TO postgres;
+ALTER TABLE app_private.receptionist_handovers OWNER TO svc_owner;
 
 --
--- Name: TABLE receptionist_handovers; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE receptionist_handovers; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.receptionist_handovers IS 'Each hand-over of a conversation to a person by the receptionist, with its reason: once per inbound message.';
 
 --
--- Name: receptionist_states; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: receptionist_states; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.receptionist_states (
@@ -261,83 +261,83 @@ CREATE TABLE app_private.receptionist_states (
     updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
-ALTER TABLE app_private.receptionist_states OWNER TO postgres;
+ALTER TABLE app_private.receptionist_states OWNER TO svc_owner;
 
 --
--- Name: TABLE receptionist_states; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE receptionist_states; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.receptionist_states IS 'The built-in receptionist''s pending offer per conversation (offerings, slots, or a cancellation awaiting YES).';
 
 --
--- Name: receptionist_handovers receptionist_handovers_organization_id_message_id_key; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers receptionist_handovers_organization_id_message_id_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_handovers
     ADD CONSTRAINT receptionist_handovers_organization_id_message_id_key UNIQUE (organization_id, message_id);
 
 --
--- Name: receptionist_handovers receptionist_handovers_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers receptionist_handovers_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_handovers
     ADD CONSTRAINT receptionist_handovers_pkey PRIMARY KEY (organization_id, id);
 
 --
--- Name: receptionist_states receptionist_states_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_states receptionist_states_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_states
     ADD CONSTRAINT receptionist_states_pkey PRIMARY KEY (organization_id, conversation_id);
 
 --
--- Name: receptionist_handovers receptionist_handovers_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers receptionist_handovers_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_handovers
     ADD CONSTRAINT receptionist_handovers_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
 
 --
--- Name: receptionist_handovers receptionist_handovers_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_handovers receptionist_handovers_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_handovers
     ADD CONSTRAINT receptionist_handovers_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: receptionist_states receptionist_states_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_states receptionist_states_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_states
     ADD CONSTRAINT receptionist_states_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
 
 --
--- Name: receptionist_states receptionist_states_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: receptionist_states receptionist_states_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.receptionist_states
     ADD CONSTRAINT receptionist_states_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) FROM PUBLIC;
 
 --
--- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.receptionist_context(organization_id uuid, conversation_id uuid, message_id uuid) FROM PUBLIC;
 
 --
--- Name: FUNCTION receptionist_handover_people(cv app_public.conversations); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_handover_people(cv app_public.conversations); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.receptionist_handover_people(cv app_public.conversations) FROM PUBLIC;
 
 --
--- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.receptionist_record(organization_id uuid, conversation_id uuid, message_id uuid, answer jsonb, sinks text[], state jsonb, inbox_url text) FROM PUBLIC;

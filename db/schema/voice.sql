@@ -3,7 +3,7 @@
 -- written with it by `npm run db:dump`. Do not edit; db/README.md says how to read it.
 
 --
--- Name: dashboard_rotate_voice_secret(bytea); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: dashboard_rotate_voice_secret(bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) RETURNS jsonb
@@ -16,10 +16,10 @@ begin
   return app_private.voice_secret_rotate(me.organization_id, secret_hash);
 end $$;
 
-ALTER FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) OWNER TO svc_owner;
 
 --
--- Name: dashboard_voice_secret_created_at(); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: dashboard_voice_secret_created_at(); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.dashboard_voice_secret_created_at() RETURNS timestamp with time zone
@@ -30,10 +30,10 @@ CREATE FUNCTION app_hidden.dashboard_voice_secret_created_at() RETURNS timestamp
    where s.organization_id = app_hidden.current_org_id() and s.revoked_at is null
 $$;
 
-ALTER FUNCTION app_hidden.dashboard_voice_secret_created_at() OWNER TO postgres;
+ALTER FUNCTION app_hidden.dashboard_voice_secret_created_at() OWNER TO svc_owner;
 
 --
--- Name: voice_authenticate(bytea); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_authenticate(bytea); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_authenticate(secret_hash bytea) RETURNS uuid
@@ -43,10 +43,10 @@ CREATE FUNCTION app_hidden.voice_authenticate(secret_hash bytea) RETURNS uuid
   select app_private.voice_org_or_401(secret_hash)
 $$;
 
-ALTER FUNCTION app_hidden.voice_authenticate(secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_authenticate(secret_hash bytea) OWNER TO svc_owner;
 
 --
--- Name: voice_context(bytea, uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_context(bytea, uuid, uuid); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) RETURNS jsonb
@@ -57,10 +57,10 @@ begin
   return app_private.receptionist_context(app_private.voice_conversation(secret_hash, conversation_id), conversation_id, message_id);
 end $$;
 
-ALTER FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) OWNER TO svc_owner;
 
 --
--- Name: voice_receptionist_authenticate(bytea, uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_receptionist_authenticate(bytea, uuid, uuid, text, jsonb, text, text, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) RETURNS jsonb
@@ -75,10 +75,10 @@ begin
     member_access, manager_power);
 end $$;
 
-ALTER FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) OWNER TO svc_owner;
 
 --
--- Name: voice_record(bytea, text, integer, jsonb, jsonb, jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_record(bytea, text, integer, jsonb, jsonb, jsonb, text); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) RETURNS jsonb
@@ -105,10 +105,10 @@ begin
   return answer;
 end $$;
 
-ALTER FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) OWNER TO svc_owner;
 
 --
--- Name: voice_turn(bytea, text, text, text, integer, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: postgres
+-- Name: voice_turn(bytea, text, text, text, integer, text, jsonb); Type: FUNCTION; Schema: app_hidden; Owner: svc_owner
 --
 
 CREATE FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) RETURNS jsonb
@@ -180,10 +180,10 @@ begin
     'message_id', vt.message_id, 'answer', vt.answer, 'held', app_hidden.conversation_response_mode(cv) <> 'ai');
 end $$;
 
-ALTER FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) OWNER TO postgres;
+ALTER FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) OWNER TO svc_owner;
 
 --
--- Name: voice_conversation(bytea, uuid); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: voice_conversation(bytea, uuid); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.voice_conversation(secret_hash bytea, conversation_id uuid) RETURNS uuid
@@ -199,10 +199,10 @@ begin
   return org;
 end $$;
 
-ALTER FUNCTION app_private.voice_conversation(secret_hash bytea, conversation_id uuid) OWNER TO postgres;
+ALTER FUNCTION app_private.voice_conversation(secret_hash bytea, conversation_id uuid) OWNER TO svc_owner;
 
 --
--- Name: voice_org_or_401(bytea); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: voice_org_or_401(bytea); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.voice_org_or_401(secret_hash bytea) RETURNS uuid
@@ -218,10 +218,10 @@ begin
   return org;
 end $$;
 
-ALTER FUNCTION app_private.voice_org_or_401(secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_private.voice_org_or_401(secret_hash bytea) OWNER TO svc_owner;
 
 --
--- Name: voice_organization(bytea); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: voice_organization(bytea); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.voice_organization(secret_hash bytea) RETURNS uuid
@@ -232,10 +232,10 @@ CREATE FUNCTION app_private.voice_organization(secret_hash bytea) RETURNS uuid
    where s.secret_hash = voice_organization.secret_hash and s.revoked_at is null
 $$;
 
-ALTER FUNCTION app_private.voice_organization(secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_private.voice_organization(secret_hash bytea) OWNER TO svc_owner;
 
 --
--- Name: voice_secret_rotate(uuid, bytea); Type: FUNCTION; Schema: app_private; Owner: postgres
+-- Name: voice_secret_rotate(uuid, bytea); Type: FUNCTION; Schema: app_private; Owner: svc_owner
 --
 
 CREATE FUNCTION app_private.voice_secret_rotate(organization_id uuid, secret_hash bytea) RETURNS jsonb
@@ -256,10 +256,10 @@ begin
   return jsonb_build_object('id', s.id, 'organization_id', s.organization_id, 'created_at', s.created_at);
 end $$;
 
-ALTER FUNCTION app_private.voice_secret_rotate(organization_id uuid, secret_hash bytea) OWNER TO postgres;
+ALTER FUNCTION app_private.voice_secret_rotate(organization_id uuid, secret_hash bytea) OWNER TO svc_owner;
 
 --
--- Name: voice_calls; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: voice_calls; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.voice_calls (
@@ -276,16 +276,16 @@ CREATE TABLE app_private.voice_calls (
     CONSTRAINT voice_calls_call_id_check CHECK (((length(call_id) >= 1) AND (length(call_id) <= 200)))
 );
 
-ALTER TABLE app_private.voice_calls OWNER TO postgres;
+ALTER TABLE app_private.voice_calls OWNER TO svc_owner;
 
 --
--- Name: TABLE voice_calls; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE voice_calls; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.voice_calls IS 'A call the receptionist answers on the phone: the platform''s call id, its conversation (channel chat), and what it used of its bounds.';
 
 --
--- Name: voice_secrets; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: voice_secrets; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.voice_secrets (
@@ -297,16 +297,16 @@ CREATE TABLE app_private.voice_secrets (
     CONSTRAINT voice_secrets_secret_hash_check CHECK ((length(secret_hash) = 32))
 );
 
-ALTER TABLE app_private.voice_secrets OWNER TO postgres;
+ALTER TABLE app_private.voice_secrets OWNER TO svc_owner;
 
 --
--- Name: TABLE voice_secrets; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE voice_secrets; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.voice_secrets IS 'An organization''s voice secrets (SHA-256 only); the one with revoked_at NULL is live, at most one per organization.';
 
 --
--- Name: voice_turns; Type: TABLE; Schema: app_private; Owner: postgres
+-- Name: voice_turns; Type: TABLE; Schema: app_private; Owner: svc_owner
 --
 
 CREATE TABLE app_private.voice_turns (
@@ -319,151 +319,151 @@ CREATE TABLE app_private.voice_turns (
     CONSTRAINT voice_turns_turn_check CHECK ((turn >= 1))
 );
 
-ALTER TABLE app_private.voice_turns OWNER TO postgres;
+ALTER TABLE app_private.voice_turns OWNER TO svc_owner;
 
 --
--- Name: TABLE voice_turns; Type: COMMENT; Schema: app_private; Owner: postgres
+-- Name: TABLE voice_turns; Type: COMMENT; Schema: app_private; Owner: svc_owner
 --
 
 COMMENT ON TABLE app_private.voice_turns IS 'One turn of a voice call: the caller''s words as an inbound message, and the answer once written (a repeated turn replays it).';
 
 --
--- Name: voice_calls voice_calls_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_calls voice_calls_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_calls
     ADD CONSTRAINT voice_calls_pkey PRIMARY KEY (organization_id, call_id);
 
 --
--- Name: voice_secrets voice_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_secrets voice_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_secrets
     ADD CONSTRAINT voice_secrets_pkey PRIMARY KEY (id);
 
 --
--- Name: voice_secrets voice_secrets_secret_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_secrets voice_secrets_secret_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_secrets
     ADD CONSTRAINT voice_secrets_secret_hash_key UNIQUE (secret_hash);
 
 --
--- Name: voice_turns voice_turns_pkey; Type: CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_turns voice_turns_pkey; Type: CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_turns
     ADD CONSTRAINT voice_turns_pkey PRIMARY KEY (organization_id, call_id, turn);
 
 --
--- Name: voice_calls_conversation; Type: INDEX; Schema: app_private; Owner: postgres
+-- Name: voice_calls_conversation; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
 CREATE UNIQUE INDEX voice_calls_conversation ON app_private.voice_calls USING btree (organization_id, conversation_id);
 
 --
--- Name: voice_secrets_live; Type: INDEX; Schema: app_private; Owner: postgres
+-- Name: voice_secrets_live; Type: INDEX; Schema: app_private; Owner: svc_owner
 --
 
 CREATE UNIQUE INDEX voice_secrets_live ON app_private.voice_secrets USING btree (organization_id) WHERE (revoked_at IS NULL);
 
 --
--- Name: voice_calls voice_calls_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_calls voice_calls_organization_id_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_calls
     ADD CONSTRAINT voice_calls_organization_id_conversation_id_fkey FOREIGN KEY (organization_id, conversation_id) REFERENCES app_public.conversations(organization_id, id) ON DELETE CASCADE;
 
 --
--- Name: voice_calls voice_calls_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_calls voice_calls_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_calls
     ADD CONSTRAINT voice_calls_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: voice_secrets voice_secrets_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_secrets voice_secrets_organization_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_secrets
     ADD CONSTRAINT voice_secrets_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
--- Name: voice_turns voice_turns_organization_id_call_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: postgres
+-- Name: voice_turns voice_turns_organization_id_call_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE ONLY app_private.voice_turns
     ADD CONSTRAINT voice_turns_organization_id_call_id_fkey FOREIGN KEY (organization_id, call_id) REFERENCES app_private.voice_calls(organization_id, call_id) ON DELETE CASCADE;
 
 --
--- Name: FUNCTION dashboard_rotate_voice_secret(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION dashboard_rotate_voice_secret(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.dashboard_rotate_voice_secret(secret_hash bytea) TO svc_request;
 
 --
--- Name: FUNCTION dashboard_voice_secret_created_at(); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION dashboard_voice_secret_created_at(); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.dashboard_voice_secret_created_at() FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.dashboard_voice_secret_created_at() TO svc_request;
 
 --
--- Name: FUNCTION voice_authenticate(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_authenticate(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_authenticate(secret_hash bytea) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_authenticate(secret_hash bytea) TO svc_request;
 
 --
--- Name: FUNCTION voice_context(secret_hash bytea, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_context(secret_hash bytea, conversation_id uuid, message_id uuid); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_context(secret_hash bytea, conversation_id uuid, message_id uuid) TO svc_request;
 
 --
--- Name: FUNCTION voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_receptionist_authenticate(secret_hash bytea, organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text) TO svc_request;
 
 --
--- Name: FUNCTION voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_record(secret_hash bytea, call_id text, turn integer, answer jsonb, decided jsonb, state jsonb, inbox_url text) TO svc_request;
 
 --
--- Name: FUNCTION voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb); Type: ACL; Schema: app_hidden; Owner: postgres
+-- Name: FUNCTION voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_hidden.voice_turn(secret_hash bytea, call_id text, from_number text, to_number text, turn integer, body text, bounds jsonb) TO svc_request;
 
 --
--- Name: FUNCTION voice_conversation(secret_hash bytea, conversation_id uuid); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION voice_conversation(secret_hash bytea, conversation_id uuid); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.voice_conversation(secret_hash bytea, conversation_id uuid) FROM PUBLIC;
 
 --
--- Name: FUNCTION voice_org_or_401(secret_hash bytea); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION voice_org_or_401(secret_hash bytea); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.voice_org_or_401(secret_hash bytea) FROM PUBLIC;
 
 --
--- Name: FUNCTION voice_organization(secret_hash bytea); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION voice_organization(secret_hash bytea); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.voice_organization(secret_hash bytea) FROM PUBLIC;
 
 --
--- Name: FUNCTION voice_secret_rotate(organization_id uuid, secret_hash bytea); Type: ACL; Schema: app_private; Owner: postgres
+-- Name: FUNCTION voice_secret_rotate(organization_id uuid, secret_hash bytea); Type: ACL; Schema: app_private; Owner: svc_owner
 --
 
 REVOKE ALL ON FUNCTION app_private.voice_secret_rotate(organization_id uuid, secret_hash bytea) FROM PUBLIC;

@@ -11,6 +11,8 @@
 -- Within one organization a number may serve as the default and as a location's number.
 -- Widget and form ids route the public chat and form endpoints: their unique indexes are below.
 
+set local role svc_owner;
+
 create table if not exists app_private.inbound_claims (
   identifier text primary key,
   kind text not null check (kind in ('email_domain', 'phone_number')),
@@ -217,3 +219,5 @@ revoke all on function app_private.move_inbound_identifier(text, text, uuid, uui
 create unique index if not exists chat_widgets_id_key on app_public.chat_widgets (id);
 drop index if exists app_public.chat_widgets_by_id;
 create unique index if not exists forms_id_key on app_public.forms (id);
+
+reset role;

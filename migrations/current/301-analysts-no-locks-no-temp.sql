@@ -33,6 +33,7 @@ begin
   end loop;
 end $$;
 
+set local role svc_owner;
 create or replace function app_private.analysts_lock_down_database() returns boolean
   language plpgsql as $$
 begin
@@ -48,5 +49,6 @@ end $$;
 comment on function app_private.analysts_lock_down_database() is
   'Takes TEMP on the current database from PUBLIC (analysts make no temporary table), gives it to the service''s roles; false when the caller may not.';
 revoke all on function app_private.analysts_lock_down_database() from public;
+reset role;
 
 select app_private.analysts_lock_down_database();

@@ -3,6 +3,8 @@
 -- chats at every organization's widgets in turn. The count and its advisory lock are now the
 -- address's alone; other addresses, of the same organization or another, are never held up.
 
+set local role svc_owner;
+
 create index if not exists chat_sessions_by_client_address on app_private.chat_sessions (client_address, created_at)
   where client_address is not null;
 drop index if exists app_private.chat_sessions_by_address;
@@ -65,3 +67,4 @@ begin
     'response_mode', app_hidden.conversation_response_mode(cv)) || sent;
 end $_$;
 
+reset role;

@@ -7,6 +7,8 @@
 -- enrollment's `failed` event after `sent`, counted in the step's `failed` analytics.
 
 -- What two reports of the same kind left behind before the indexes: the first one stays.
+set local role svc_owner;
+
 delete from app_private.delivery_events d
  using app_private.delivery_events k
  where k.organization_id = d.organization_id and k.message_id = d.message_id and k.type = d.type
@@ -89,3 +91,5 @@ begin
 end $$;
 comment on function app_private.delivery_message_event(app_private.outgoing_messages, text, text, jsonb) is
   'A provider''s report about one message, once per event key and once per kind (delivery_events_once_per_kind): delivery_status, the enrollment''s delivered/bounced/failed/opened/clicked event (once per message), and for a hard bounce or complaint the address suppressed (a hard bounce also fails the enrollment).';
+
+reset role;

@@ -3,6 +3,8 @@
 -- --event failed`): such a message is both sent (it left) and failed (it never arrived).
 -- Everything else is the function as it was.
 
+set local role svc_owner;
+
 create or replace function app_public.sequences_analytics(sequence_id uuid) returns jsonb
 language plpgsql stable as $$
 declare
@@ -80,3 +82,5 @@ end $$;
 
 comment on function app_public.sequences_analytics(uuid) is
   'sequences_analytics: per-step counts in step order (sent, delivered, bounced, opened, clicked, replied, skipped, failed: refused or reported failed, unknown), the rollup (enrollments by status; messages sent, delivered, bounced; enrollments that replied) over the enrollments the credential sees, and email_delivery_reporting (not_applicable without an email step; NULL: the transport decides).';
+
+reset role;

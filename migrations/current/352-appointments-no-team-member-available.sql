@@ -8,6 +8,8 @@
 -- duration_mismatch, address_out_of_area, team_member_not_eligible, outside_hours,
 -- no_team_member_available, slot_taken. The write is the insert; the exclusion constraint
 -- decides a race.
+set local role svc_owner;
+
 create or replace function app_public.appointments_create(location_id uuid, calendar_id uuid, offering_id uuid,
   team_member_id uuid, service_address jsonb, contact_id uuid, start_time timestamptz, end_time timestamptz, title text)
 returns jsonb
@@ -189,3 +191,5 @@ comment on function app_public.appointments_create(uuid, uuid, uuid, uuid, jsonb
   'appointments_create: books a team member (named, or the first free eligible one) at a staffed location, or a calendar '
   'of an unstaffed one; the exclusion constraints decide races (409 slot_taken for a named team member or a calendar, '
   'no_team_member_available when none was named and none is free).';
+
+reset role;

@@ -6,6 +6,8 @@
 -- It is recorded as the message's `auto_replied` delivery event and the enrollment's
 -- `auto_replied` event (once per message), and the enrollment goes on.
 
+set local role svc_owner;
+
 alter table app_public.enrollment_events drop constraint if exists enrollment_events_type_check;
 alter table app_public.enrollment_events add constraint enrollment_events_type_check
   check (type in ('enrolled', 'sent', 'delivered', 'bounced', 'opened', 'clicked', 'replied', 'auto_replied', 'skipped',
@@ -92,3 +94,5 @@ end $_$;
 
 comment on function app_hidden.delivery_inbound_email(text, text, text, text, text, text, boolean) is
   'An inbound email: the message answered by In-Reply-To or reply+TOKEN, the conversation continued (and the sequence''s replied event) through conversations_inbound_email; an auto-reply (auto_reply from the headers, or its subject: email_auto_reply_subject) is only recorded on the message answered and as the enrollment''s auto_replied event.';
+
+reset role;

@@ -3,6 +3,8 @@
 -- organization's, and for a person's reply in a conversation `<person>, <organization>`; the
 -- address and the Reply-To routing stay as they are. The SMTP transport asks for it as it hands
 -- a message over (src/delivery/smtp.ts), and quotes it as an address object, never by hand.
+set local role svc_owner;
+
 create or replace function app_private.email_from_name(org uuid, message_id uuid)
 returns text language sql stable security definer set search_path = pg_catalog, public, pg_temp as $$
   select coalesce((select nullif(btrim(p.name), '') || ', ' || o.name
@@ -14,3 +16,5 @@ returns text language sql stable security definer set search_path = pg_catalog, 
 $$;
 comment on function app_private.email_from_name(uuid, uuid) is
   'The display name of an email''s From: "<person>, <organization>" for a person''s reply in a conversation, else the organization''s name.';
+
+reset role;

@@ -8,6 +8,8 @@
 -- functions below are as they were but for the sender (build_sequence_message's `sender`,
 -- claim_enrollment_messages' `sms_from` per recipient).
 
+set local role svc_owner;
+
 create or replace function app_private.contact_sms_sender(org uuid, contact uuid, preferred_location uuid)
 returns text language sql stable security definer set search_path = pg_catalog, public, pg_temp as $$
   select coalesce(
@@ -272,3 +274,4 @@ begin
   skipped_count := skipped_now;
 end $$;
 
+reset role;

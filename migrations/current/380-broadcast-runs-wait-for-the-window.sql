@@ -8,6 +8,8 @@
 -- sends the run and it completes. The stalled-run recovery (broadcast_requeue_stalled) passes a
 -- held run by: no progress before its window is not a dead worker.
 
+set local role svc_owner;
+
 alter table app_public.broadcast_runs add column if not exists held_until timestamptz;
 
 comment on column app_public.broadcast_runs.held_until is
@@ -141,3 +143,5 @@ $$;
 
 comment on function app_hidden.broadcast_run_json(app_public.broadcast_runs) is
   'A run as the API shows it: its counts, `waiting` (recipients of a sending run not yet gone) and `held_until` (the send window''s opening a run waits for).';
+
+reset role;

@@ -16,6 +16,9 @@ begin
   end if;
 end $$;
 
+-- Everything else is the owner's (functions security definer as the owner, never a superuser).
+set local role svc_owner;
+
 -- What the organization tells its receptionist (all optional): instructions for the model, the
 -- message a contact gets when a person takes over, and FAQ entries answered by keyword.
 alter table app_public.organizations add column if not exists receptionist jsonb not null default '{}';
@@ -262,3 +265,5 @@ end $$;
 revoke all on function app_private.receptionist_record(uuid, uuid, uuid, jsonb, text[], jsonb, text) from public;
 comment on function app_private.receptionist_record(uuid, uuid, uuid, jsonb, text[], jsonb, text) is
   'Writes the receptionist''s turn once: a reply with its pending offer, or a hand-over (hold, the contact told once, an email to each person who may answer, the conversation.handed_over event).';
+
+reset role;

@@ -7,6 +7,8 @@
 -- is asked about: requirement_refusal asks it about the current claims, and
 -- app_hidden.oauth_grantable_scopes about a person who is about to approve a client.
 
+set local role svc_owner;
+
 create or replace function app_hidden.requirement_refusal_for(
   acting text, powers text[], sms_enabled boolean, scopes text[],
   required_scope text, member_access text, manager_power text
@@ -76,3 +78,5 @@ grant execute on function app_hidden.oauth_grantable_scopes(uuid, uuid, jsonb) t
 -- credential may book any), instead of restating the manager rule.
 comment on function app_hidden.current_may_book_team_member(uuid) is
   'Whether the credential may book or change an appointment of this team member: owner and admin any; a manager with the appointments power any (at its locations); a manager without it and a member only itself; keys with no role, and Member or Manager keys without the power, none. Asked with null: whether it may book any team member (the service choosing one). Stricter than current_has_power, which grants organization keys all.';
+
+reset role;

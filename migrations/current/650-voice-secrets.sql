@@ -3,6 +3,8 @@
 -- Only the SHA-256 of the secret is kept, as for API keys; an organization has at most one live
 -- secret: a new one revokes the one before, at once.
 
+set local role svc_owner;
+
 create table if not exists app_private.voice_secrets (
   id uuid primary key default gen_random_uuid(),
   organization_id uuid not null references app_public.organizations (id) on delete cascade,
@@ -61,3 +63,5 @@ language sql stable security definer set search_path = pg_catalog, public, pg_te
    where s.secret_hash = voice_organization.secret_hash and s.revoked_at is null
 $$;
 revoke all on function app_private.voice_organization(bytea) from public;
+
+reset role;

@@ -11,6 +11,8 @@
 -- answer, so a platform that repeats a turn (a retry, or after a crash of ours) gets the same
 -- answer or has the same message answered, never a second one.
 
+set local role svc_owner;
+
 create table if not exists app_private.voice_calls (
   organization_id uuid not null references app_public.organizations (id) on delete cascade,
   call_id text not null check (length(call_id) between 1 and 200),
@@ -184,3 +186,5 @@ language sql stable security definer set search_path = pg_catalog, public, pg_te
 $$;
 revoke all on function app_hidden.voice_authenticate(bytea) from public;
 grant execute on function app_hidden.voice_authenticate(bytea) to svc_request;
+
+reset role;

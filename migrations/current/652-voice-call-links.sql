@@ -4,6 +4,8 @@
 -- books), so a call recorded by the voice webhook is tied to what it did. Added fields only.
 -- The receptionist's conversation on a call and the appointments it booked, by the platform's
 -- call id (app_private.voice_calls is no reader's table: this definer reads it for call_json).
+set local role svc_owner;
+
 create or replace function app_hidden.call_voice_links(organization_id uuid, external_id text) returns jsonb
 language sql stable security definer set search_path = pg_catalog, public, pg_temp as $$
   select jsonb_build_object('conversation_id', v.conversation_id,
@@ -36,3 +38,5 @@ language sql stable parallel safe as $$
 $$;
 comment on function app_hidden.call_json(app_public.calls) is
   'A call as calls_list and calls_get answer it (without its transcript), with the conversation the receptionist had on it and the appointments it booked.';
+
+reset role;

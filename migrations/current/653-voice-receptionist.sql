@@ -7,6 +7,8 @@
 -- voice secret's hash and that the conversation is one of that organization's calls.
 
 -- The call's conversation of this secret's organization, or 404.
+set local role svc_owner;
+
 create or replace function app_private.voice_conversation(secret_hash bytea, conversation_id uuid) returns uuid
 language plpgsql stable security definer set search_path = pg_catalog, public, pg_temp as $$
 declare
@@ -68,3 +70,5 @@ begin
 end $$;
 revoke all on function app_hidden.voice_record(bytea, text, int, jsonb, jsonb, jsonb, text) from public;
 grant execute on function app_hidden.voice_record(bytea, text, int, jsonb, jsonb, jsonb, text) to svc_request;
+
+reset role;
