@@ -4,6 +4,7 @@
 import test from 'ava';
 import { svc } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { withOwnIdentifiers } from '../helpers/fixtures.ts';
 import { demoBooking } from '../../src/appointments/fixture.ts';
 import { adminApply } from '../../src/admin/commands.ts';
 import { FixtureError } from '../../src/admin/fixture.ts';
@@ -15,7 +16,8 @@ let db: TestDatabase;
 test.before(async () => { db = await createTestDatabase(); });
 test.after.always(async () => { await db?.drop(); });
 
-const apply = (fixture: unknown) => svc(['admin', 'apply', '-'], { databaseUrl: db.ownerUrl, stdin: JSON.stringify(fixture) });
+// each fixture applied here is a new organization: its domain and numbers are its own
+const apply = (fixture: unknown) => svc(['admin', 'apply', '-'], { databaseUrl: db.ownerUrl, stdin: JSON.stringify(withOwnIdentifiers(fixture)) });
 
 const tenant = (more: Record<string, unknown> = {}) => ({
   organization: { name: 'Booking Co' },

@@ -67,3 +67,19 @@ export function acmeFixture(name = 'Acme Dental') {
     ],
   };
 }
+
+let renumbered = 0;
+/**
+ * The fixture with a sending domain and SMS numbers of its own: a domain or number belongs to one
+ * organization, so a suite that applies the same fixture more than once into one database gives
+ * each copy its own (the rest of the fixture is unchanged).
+ */
+export function withOwnIdentifiers<T>(fixture: T): T {
+  const f = structuredClone(fixture) as Record<string, any>;
+  const n = 100000 + ((process.pid * 7919 + ++renumbered * 104729) % 900000);
+  const org = f.organization;
+  if (org?.sending_email_domain) org.sending_email_domain = `o${n}.${org.sending_email_domain}`;
+  if (org?.default_sms_number) org.default_sms_number = `+1556${n}0`;
+  (f.locations ?? []).forEach((l: Record<string, unknown>, i: number) => { if (l.sms_number) l.sms_number = `+1556${n}${(i + 1) % 10}`; });
+  return f as T;
+}
