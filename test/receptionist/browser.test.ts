@@ -30,7 +30,10 @@ test('sign in from the hand-over email, reply in the inbox, let the AI answer', 
   t.is(path, `/dashboard/inbox/${conversation}`);
 
   await inBrowser(browser, t, async (page) => {
+    // the page's stylesheet loads (the Content-Security-Policy allows it)
+    const stylesheet = page.waitForResponse((r) => new URL(r.url()).pathname === '/dashboard/assets/pico.css');
     await page.goto('/dashboard/inbox');
+    t.is((await stylesheet).status(), 200);
     await page.fill('input[name=email]', 'olive@acme.example');
     await page.click('button[type=submit]');
     await page.waitForSelector('text=a sign-in link is on its way');
