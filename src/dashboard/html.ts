@@ -1,6 +1,8 @@
 // Server-rendered HTML of the dashboard: every value escaped, no script, plain forms that work
-// without JavaScript. Pages are never cached (they carry CSRF tokens and a person's data).
+// without JavaScript. Pages are never cached (they carry CSRF tokens and a person's data); their
+// one stylesheet (src/dashboard/assets.ts) is, and styles the plain elements, no classes needed.
 import type { Response } from 'express';
+import { STYLESHEET_HREF } from './assets.ts';
 import type { SignedIn } from './session.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -21,16 +23,16 @@ export function page(title: string, body: string, opts: { person?: SignedIn; csr
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · Dashboard</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}
-.inline{display:inline}.notice{background:#e8f5e9;padding:.5rem}.error{background:#fdecea;padding:.5rem}
-.secret{font-family:monospace;font-size:1.1rem;background:#fff8e1;padding:.5rem;user-select:all}
-fieldset{margin:.5rem 0}nav{margin-bottom:1rem}.who{color:#555;margin-left:1rem}</style>
-</head><body>${nav}
+<link rel="stylesheet" href="${STYLESHEET_HREF}">
+<style>.inline{display:inline}.inline button{width:auto}.notice{background:#e8f5e9;color:#1b5e20;padding:.5rem}
+.error{background:#fdecea;color:#b71c1c;padding:.5rem}
+.secret{font-family:monospace;font-size:1.1rem;background:#fff8e1;color:#333;padding:.5rem;user-select:all}
+.who{margin-left:1rem}</style>
+</head><body><header>${nav}</header><main>
 <h1>${esc(title)}</h1>
 ${opts.notice ? `<p class="notice" role="status">${esc(opts.notice)}</p>` : ''}${opts.error ? `<p class="error" role="alert">${esc(opts.error)}</p>` : ''}
 ${body}
-</body></html>`;
+</main></body></html>`;
 }
 
 /** Sends an HTML page, not cached, framed by nobody. */
@@ -39,7 +41,7 @@ export function sendPage(res: Response, status: number, html: string): void {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
     'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'Content-Security-Policy': "default-src 'none'; style-src 'self' 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     'Referrer-Policy': 'no-referrer',
   }).send(html);
 }

@@ -2,6 +2,7 @@
 // create and revoke keys, manage their team and organization (docs/dashboard.md). No operations
 // of the API: every page action is a SQL function that checks the signed-in person's claims.
 import type { Area } from '../registry/area.ts';
+import { assetPages } from './assets.ts';
 import { page, sendPage } from './html.ts';
 import { csrfToken, HOME_PATH, signedIn } from './session.ts';
 import { keysPages } from './keys.ts';
@@ -12,6 +13,7 @@ export const dashboard: Area = {
   name: 'dashboard',
   operations: [],
   pages: [
+    ...assetPages,
     ...signInPages,
     ...keysPages,
     ...teamPages,

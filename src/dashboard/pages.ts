@@ -18,6 +18,8 @@ export interface View {
   person: SignedIn;
   /** The CSRF token for this page's forms. */
   csrf: string;
+  /** Set by a render that finds nothing to show (404): the page's status when no action set one. */
+  status?: number;
 }
 
 export interface Outcome { status?: number; notice?: string; error?: string; /** Shown above the page (the new key, once). */ extra?: string }
@@ -30,7 +32,7 @@ export function dashboardPage(path: string, title: string,
     const view: View = { req, res, deps, person, csrf: csrfToken(req, res, deps) };
     const body = await asSignedIn(deps, req, (c) => render(c, view));
     if (body === null) return void res.redirect(303, '/dashboard/sign-in');
-    sendPage(res, outcome.status ?? 200, page(title, (outcome.extra ?? '') + body,
+    sendPage(res, outcome.status ?? view.status ?? 200, page(title, (outcome.extra ?? '') + body,
       { person, csrf: view.csrf, notice: outcome.notice, error: outcome.error }));
   }
   const pages: PublicPage[] = [{

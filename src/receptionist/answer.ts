@@ -7,40 +7,9 @@
 // Two brains: the model (AI_BASE_URL set: src/receptionist/model.ts) and the built-in dialogue
 // (src/receptionist/dialogue.ts). Both act only through `tools` (the bound tool runner), so the
 // same operations, SQL functions and row-level security decide for both.
-import type { AiContext } from '../conversations/responder.ts';
-import { builtInAnswer, type DialogueState } from './dialogue.ts';
+import { builtInAnswer } from './dialogue.ts';
 import { modelAnswer, type ModelSettings } from './model.ts';
-import type { ToolResult } from './tools.ts';
-
-/** What app_private.receptionist_context gives: conversation_ai_context's, with the ids and settings. */
-export interface ReceptionistContext extends AiContext {
-  organization_id: string;
-  conversation_id: string;
-  message_id: string;
-  contact_id: string;
-  location_id: string | null;
-  receptionist: ReceptionistSettings;
-  /** The location's offerings in booking order. */
-  offerings: { id: string; name: string; duration_minutes: number }[];
-  /** The dialogue's pending offer and when it was made. */
-  state: { state: DialogueState; at: string } | null;
-  opted_out: boolean;
-  ai_answers_24h: number;
-  now: string;
-}
-
-export interface ReceptionistSettings {
-  instructions?: string;
-  handover_message?: string;
-  faq?: { question: string; keywords: string[]; answer: string }[];
-}
-
-/** Runs one tool call bound to the conversation (position: its place in this turn, for idempotency keys). */
-export type ToolRunner = (name: string, args: unknown, position: number) => Promise<ToolResult>;
-
-export type Answer =
-  | { kind: 'reply'; text: string; state: DialogueState | null; appointment_id?: string; brain: 'model' | 'built-in' }
-  | { kind: 'handover'; reason: string; brain: 'model' | 'built-in' };
+import type { Answer, ReceptionistContext, ToolRunner } from './types.ts';
 
 /** More AI answers than this in one conversation in 24 hours hand it to a person (a loop guard). */
 export const LOOP_LIMIT = 20;

@@ -10,13 +10,8 @@
 //   a person, or anything else → hand-over.
 // Its pending offer (DialogueState) is stored with its answer (app_private.receptionist_states).
 import { describeAddress, describeHours } from '../conversations/responder.ts';
-import type { Answer, ReceptionistContext, ToolRunner } from './answer.ts';
+import type { Answer, DialogueState, ReceptionistContext, Slot, ToolRunner } from './types.ts';
 
-type Slot = { start: string; end: string };
-export type DialogueState =
-  | { kind: 'pick_offering'; offering_ids: string[]; appointment_id?: string }
-  | { kind: 'pick_slot'; slots: Slot[]; offering_id: string | null; appointment_id?: string }
-  | { kind: 'confirm_cancel'; appointment_id: string };
 
 const has = (text: string, words: readonly string[]) => new RegExp(`\\b(${words.join('|')})\\b`, 'i').test(text);
 const BOOK = ['book', 'booking', 'appointment', 'schedule', 'available', 'availability', 'reserve'];

@@ -46,7 +46,11 @@ async function thread(c: pg.PoolClient, view: View): Promise<string> {
         coalesce(ct.name, ct.phone, ct.email::text) as contact from app_public.conversations cv
         left join app_public.contacts ct on ct.organization_id = cv.organization_id and ct.id = cv.contact_id where cv.id = $1`, [id])
     : { rows: [] };
-  if (!cv) return '<p>This conversation is not in your inbox.</p><p><a href="/dashboard/inbox">Back to the inbox</a></p>';
+  if (!cv) {
+    // another organization's, out of the person's reach, or gone: the same answer for all three
+    view.status = 404;
+    return '<p>This conversation is not in your inbox.</p><p><a href="/dashboard/inbox">Back to the inbox</a></p>';
+  }
   const { rows: messages } = await c.query<{ author: string; body: string; created_at: Date }>(`select author, body, created_at
     from app_public.conversation_messages where conversation_id = $1 order by created_at, id`, [id]);
   const csrf = `<input type="hidden" name="csrf" value="${esc(view.csrf)}">`;

@@ -5,7 +5,7 @@
 // An endpoint that fails throws ModelUnavailable: the job retries, and when its retries are
 // spent the built-in dialogue answers what it can (src/receptionist/task.ts).
 import { describeAddress, describeHours } from '../conversations/responder.ts';
-import type { Answer, ReceptionistContext, ToolRunner } from './answer.ts';
+import type { Answer, ReceptionistContext, ToolRunner } from './types.ts';
 import { TOOLS } from './tools.ts';
 
 export interface ModelSettings { baseUrl: string; apiKey?: string; model: string; timeoutMs?: number }

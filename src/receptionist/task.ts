@@ -15,7 +15,8 @@ import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { sinkOnlyChannels } from './sinks.ts';
 import type { TaskDeps } from '../registry/area.ts';
-import { answer, type ReceptionistContext } from './answer.ts';
+import { answer } from './answer.ts';
+import type { ReceptionistContext } from './types.ts';
 import { modelFromEnv, ModelUnavailable, type ModelSettings } from './model.ts';
 import { runTool } from './tools.ts';
 

@@ -1,5 +1,6 @@
-// Outbound webhooks end to end: each of the seven events from its real cause (the API, the
-// engine, `svc admin inbound sms`, `svc admin form submit`), delivered to a local receiver and
+// Outbound webhooks end to end: each of the eight events from its real cause (the API, the
+// engine, `svc admin inbound sms`, the receptionist handing that message to a person,
+// `svc admin form submit`), delivered to a local receiver and
 // verified with the standardwebhooks package; retries after a 500 with the same webhook-id;
 // removal, 410 Gone, the three-day limit; organizations never see each other's events.
 import test from 'ava';
@@ -48,7 +49,7 @@ async function drainUntil(done: () => boolean | Promise<boolean>, ms = 20_000) {
 }
 const webhookIdOf = (deliveryId: string) => `msg_${deliveryId.replaceAll('-', '')}`;
 
-test.serial('each of the seven events fires once from its real cause, signed, and only to its own organization', async (t) => {
+test.serial('each of the eight events fires once from its real cause, signed, and only to its own organization', async (t) => {
   const a = await subscribe(app.db.owner, acme.organization_id, `${rx.base}/acme`);
   const b = await subscribe(app.db.owner, other.organization_id, `${rx.base}/other`);
   t.regex(a.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -88,6 +89,9 @@ test.serial('each of the seven events fires once from its real cause, signed, an
     { databaseUrl: app.db.ownerUrl });
   t.is(sms.code, 0, sms.stderr);
   t.deepEqual(await fresh(), ['message.received']);
+  // the built-in receptionist (no model configured) cannot answer it: a person is asked to
+  await drainUntil(async () => (await deliveries(app.db.owner, acme.organization_id)).some((d) => d.event === 'conversation.handed_over'));
+  t.deepEqual(await fresh(), ['conversation.handed_over']);
 
   const form = await svc(['admin', 'form', 'submit', '--form', acme.ids.intake!, '--payload', JSON.stringify({ email: 'ann@example.com' })],
     { databaseUrl: app.db.ownerUrl });
@@ -98,10 +102,10 @@ test.serial('each of the seven events fires once from its real cause, signed, an
   await drainUntil(async () => (await deliveries(app.db.owner, acme.organization_id)).every((d) => d.status === 'delivered'));
   const rows = await deliveries(app.db.owner, acme.organization_id);
   const got = rx.at('/acme');
-  t.is(got.length, 7);
+  t.is(got.length, 8);
   const bodies = got.map((r) => verified(a.secret, r));
   t.deepEqual(bodies.map((x) => x.type).sort(), ['appointment.booked', 'appointment.cancelled', 'contact.created', 'contact.updated',
-    'enrollment.completed', 'form.submitted', 'message.received']);
+    'conversation.handed_over', 'enrollment.completed', 'form.submitted', 'message.received']);
   t.deepEqual(got.map((r) => r.headers['webhook-id']).sort(), rows.map((d) => webhookIdOf(d.id)).sort());
   for (const r of got) t.throws(() => verified(b.secret, r), undefined, 'another secret does not verify it');
   const byType = Object.fromEntries(bodies.map((x) => [x.type, x]));
@@ -111,6 +115,8 @@ test.serial('each of the seven events fires once from its real cause, signed, an
   t.like(byType['appointment.booked']!.data, { id: booked.body.id, contact_id: acme.ids.ann, status: 'booked' });
   t.like(byType['appointment.cancelled']!.data, { id: booked.body.id, status: 'cancelled' });
   t.like(byType['message.received']!.data, { contact_id: acme.ids.ann, channel: 'sms', body: 'Is Tuesday free?' });
+  t.like(byType['conversation.handed_over']!.data, { conversation_id: byType['message.received']!.data.conversation_id,
+    contact_id: acme.ids.ann, location_id: acme.ids.north, reason: 'a message the receptionist cannot answer' });
   t.like(byType['form.submitted']!.data, { form_id: acme.ids.intake, contact_id: acme.ids.ann, payload: { email: 'ann@example.com' } });
   for (const x of bodies) t.false(Number.isNaN(Date.parse(x.timestamp)));
   t.true(rows.every((d) => d.attempts === 1 && d.last_status === 200));
@@ -122,7 +128,7 @@ test.serial('each of the seven events fires once from its real cause, signed, an
   t.is(theirs.status, 200);
   await drainUntil(() => rx.at('/other').length === 1);
   t.like(verified(b.secret, rx.at('/other')[0]!), { type: 'contact.created', data: { email: 'theirs@example.com' } });
-  t.is(rx.at('/acme').length, 7);
+  t.is(rx.at('/acme').length, 8);
   t.deepEqual(await fresh(), []);
 });
 
