@@ -6,7 +6,8 @@
 // voice_receptionist_authenticate, voice_record).
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import { answer, type Answer, type ReceptionistContext } from '../receptionist/answer.ts';
+import { answer } from '../receptionist/answer.ts';
+import type { Answer, ReceptionistContext } from '../receptionist/types.ts';
 import { modelFromEnv, ModelUnavailable } from '../receptionist/model.ts';
 import { runTool, type Binding } from '../receptionist/tools.ts';
 
