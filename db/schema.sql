@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000039) and migrations/current/ (200-background-organization.sql, 201-broadcast-schedule-done.sql, 202-broadcast-fire-retry.sql, 203-delivery-retries.sql, 250-worker-processes.sql, 255-broadcasts-handed-messages.sql, 300-inbound-claims.sql, 301-analysts-no-locks-no-temp.sql, 302-chat-limit-per-address.sql, 350-delivery-reports-once.sql, 351-sequences-failed-reports.sql, 352-appointments-no-team-member-available.sql, 353-delivery-auto-replies.sql, 354-delivery-email-display-name.sql, 355-sequences-sms-from-the-contacts-number.sql, 380-broadcast-runs-wait-for-the-window.sql, 500-receptionist.sql, 600-permission-rules.sql, 650-voice-secrets.sql, 651-voice-calls.sql, 652-voice-call-links.sql, 653-voice-receptionist.sql) leave.
--- migrations sha256:557e3c0387fce5e4f3011c53074459332a80d787c4fe8365423928ec389fff44
+-- The schema that migrations/committed/ (000001–000040) and migrations/current/ (none) leave.
+-- migrations sha256:1366870da8934548ad90cc44bd08db28c8a3be07f7d677842ed8abb44d33ee9d
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
