@@ -70,7 +70,7 @@ async function renderVoiceSecret(c: pg.PoolClient, view: View): Promise<string> 
   const { rows: [s] } = await c.query<{ at: Date | null }>('select app_hidden.dashboard_voice_secret_created_at() as at');
   return `<form method="post" action="/dashboard/organization/voice-secret">${csrfInput(view.csrf)}<fieldset><legend>Voice secret</legend>
 <p>Voice platforms send it to answer calls with the receptionist. ${s?.at ? `The current one was made ${esc(s.at.toISOString())}; a new one stops it at once.` : 'There is none yet.'}</p>
-<button type="submit">New voice secret</button></fieldset></form>`;
+<button type="submit" name="rotate" value="yes">New voice secret</button></fieldset></form>`;
 }
 
 export const teamPages = [
@@ -102,7 +102,9 @@ export const teamPages = [
       await c.query(`select app_hidden.dashboard_update_organization($1, $2, $3)`, [on(form, 'mcp_enabled'), domain, number]);
       return { notice: 'Saved.' };
     },
-    async 'voice-secret'(c) {
+    async 'voice-secret'(c, form) {
+      // the button's own field: a post without it is no press of that button
+      if (form.get('rotate') !== 'yes') throw new FormError('The form is incomplete');
       const secret = generateVoiceSecret();
       await c.query('select app_hidden.dashboard_rotate_voice_secret($1)', [hashVoiceSecret(secret)]);
       return { notice: 'A new voice secret: the previous one no longer works.',

@@ -52,7 +52,7 @@ test.serial('an admin rotates the secret on the organization page and sees the n
   const admin = await signIn(app, 'adam@acme.example', undefined, tenant.organization_id);
   const page = await admin.get('/dashboard/organization');
   t.regex(page.text, /New voice secret/);
-  const r = await admin.post('/dashboard/organization/voice-secret', { csrf: Browser.csrf(page) });
+  const r = await admin.post('/dashboard/organization/voice-secret', { csrf: Browser.csrf(page), rotate: 'yes' });
   t.is(r.status, 200, r.text.slice(-400));
   const secret = /data-voice-secret>([^<]+)</.exec(r.text)?.[1];
   t.truthy(secret);
@@ -67,11 +67,11 @@ test.serial('a manager is refused, and a post without the CSRF token changes not
   const before = (await app.db.owner.query('select count(*)::int as n from app_private.voice_secrets')).rows[0].n;
   const mgr = await signIn(app, 'max@acme.example', undefined, tenant.organization_id);
   const page = await mgr.get('/dashboard/organization');
-  const r = await mgr.post('/dashboard/organization/voice-secret', { csrf: Browser.csrf(page) });
+  const r = await mgr.post('/dashboard/organization/voice-secret', { csrf: Browser.csrf(page), rotate: 'yes' });
   t.is(r.status, 403);
   t.notRegex(r.text, /data-voice-secret/);
   const admin = await signIn(app, 'adam@acme.example', undefined, tenant.organization_id);
-  const forged = await admin.post('/dashboard/organization/voice-secret', { csrf: 'x' });
+  const forged = await admin.post('/dashboard/organization/voice-secret', { csrf: 'x', rotate: 'yes' });
   t.is(forged.status, 403);
   t.is((await app.db.owner.query('select count(*)::int as n from app_private.voice_secrets')).rows[0].n, before);
 });
