@@ -1,5 +1,5 @@
--- The schema that migrations/committed/ (000001–000040) and migrations/current/ (none) leave.
--- migrations sha256:1366870da8934548ad90cc44bd08db28c8a3be07f7d677842ed8abb44d33ee9d
+-- The schema that migrations/committed/ (000001–000041) and migrations/current/ (none) leave.
+-- migrations sha256:bfb765cf1a2106b92e11290219c8e7d0932fc4923c51d1e2d501aa80f0e5407d
 -- Written by `npm run db:dump` (scripts/dump-db.ts): pg_dump --schema-only, normalized. Do not edit;
 -- db/README.md says how to read it and when to write it again.
 
@@ -20128,6 +20128,12 @@ ALTER TABLE app_private.availability_changes ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.availability_marks ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: broadcast_handed; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.broadcast_handed ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: chat_sessions; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
@@ -20170,6 +20176,12 @@ ALTER TABLE app_private.dashboard_sessions ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.delivery_events ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: delivery_retry_settings; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.delivery_retry_settings ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: enrollment_counts; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
@@ -20192,6 +20204,12 @@ ALTER TABLE app_private.form_secrets ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.idempotency_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: inbound_claims; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.inbound_claims ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: oauth_clients; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
@@ -20248,6 +20266,18 @@ ALTER TABLE app_private.own_clients ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.rate_limit_windows ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: receptionist_handovers; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.receptionist_handovers ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: receptionist_states; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.receptionist_states ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: search_trigrams; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
@@ -20272,10 +20302,34 @@ ALTER TABLE app_private.sequence_trigger_types ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.unsubscribe_tokens ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: voice_calls; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.voice_calls ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: voice_secrets; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.voice_secrets ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: voice_turns; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.voice_turns ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: webhook_secrets; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE app_private.webhook_secrets ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: worker_processes; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.worker_processes ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: appointment_occurrences; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner

@@ -917,6 +917,12 @@ ALTER TABLE ONLY app_public.broadcast_schedules
     ADD CONSTRAINT broadcast_schedules_organization_id_sequence_id_fkey FOREIGN KEY (organization_id, sequence_id) REFERENCES app_public.sequences(organization_id, id) ON DELETE CASCADE;
 
 --
+-- Name: broadcast_handed; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.broadcast_handed ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: broadcast_runs; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner
 --
 

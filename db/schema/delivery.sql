@@ -878,6 +878,12 @@ ALTER TABLE ONLY app_private.outgoing_messages
 ALTER TABLE app_private.delivery_events ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: delivery_retry_settings; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.delivery_retry_settings ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: outbox; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 

@@ -2131,10 +2131,22 @@ ALTER TABLE app_private.api_keys ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.idempotency_keys ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: inbound_claims; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.inbound_claims ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: rate_limit_windows; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
 --
 
 ALTER TABLE app_private.rate_limit_windows ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: worker_processes; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.worker_processes ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: locations; Type: ROW SECURITY; Schema: app_public; Owner: svc_owner

@@ -319,6 +319,18 @@ ALTER TABLE ONLY app_private.receptionist_states
     ADD CONSTRAINT receptionist_states_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES app_public.organizations(id) ON DELETE CASCADE;
 
 --
+-- Name: receptionist_handovers; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.receptionist_handovers ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: receptionist_states; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.receptionist_states ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: FUNCTION receptionist_authenticate(organization_id uuid, conversation_id uuid, operation_id text, tool_input jsonb, required_scope text, member_access text, manager_power text); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 

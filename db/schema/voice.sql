@@ -396,6 +396,24 @@ ALTER TABLE ONLY app_private.voice_turns
     ADD CONSTRAINT voice_turns_organization_id_call_id_fkey FOREIGN KEY (organization_id, call_id) REFERENCES app_private.voice_calls(organization_id, call_id) ON DELETE CASCADE;
 
 --
+-- Name: voice_calls; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.voice_calls ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: voice_secrets; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.voice_secrets ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: voice_turns; Type: ROW SECURITY; Schema: app_private; Owner: svc_owner
+--
+
+ALTER TABLE app_private.voice_turns ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: FUNCTION dashboard_rotate_voice_secret(secret_hash bytea); Type: ACL; Schema: app_hidden; Owner: svc_owner
 --
 

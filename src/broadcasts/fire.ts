@@ -6,7 +6,7 @@
 // The next occurrence is computed here with Temporal (occurrences.ts), after the later of the
 // occurrence fired and now: occurrences missed while no worker ran are not sent late one by one.
 // Each schedule fires on its own: one that fails is retried with backoff, shown on its schedule
-// (`fire_retry`), and delays no other (migrations/current/202-broadcast-fire-retry.sql).
+// (`fire_retry`, app_private.broadcast_fire_failed), and delays no other.
 // It also queues again the runs whose worker died (no progress for five minutes), whatever the fires did.
 import type { Task } from 'graphile-worker';
 import type pg from 'pg';

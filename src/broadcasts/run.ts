@@ -17,8 +17,7 @@
 // written to its mark as it comes, in small transactions on a second connection (so the claim of
 // the next batch never holds them up): a process killed outright leaves at most IN_FLIGHT messages
 // `unknown` (handed, no answer); what it had answered is recorded and what it never handed over is
-// claimed again and sent (app_private.broadcast_settle_in_flight, migration
-// 255-broadcasts-handed-messages.sql).
+// claimed again and sent (app_private.broadcast_settle_in_flight, app_private.broadcast_handed).
 // One process sends a run at a time: the job holds a session advisory lock on the run on its
 // connection for as long as it sends; the lock dies with the connection, so a worker killed
 // outright frees it, and the next job for the run finds the checkpoint it left (unknown).

@@ -3,7 +3,7 @@
 // recipients are the audience's count as the API answers it) and steers a sequence through the
 // worker (an edge conditioned on the same rule); and, structurally, no SQL function the worker's
 // tasks call reads a claim, through the functions it calls and the triggers of the tables it
-// writes (migrations/current/200-background-organization.sql).
+// writes (app_hidden.audience_filter_of takes the organization as an argument).
 import test from 'ava';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -67,7 +67,8 @@ test('only the worker\'s connection and svc_owner may use the graphile_worker sc
     where n.nspname = 'graphile_worker' and a.grantee = 0) as public`);
   t.false(rows[0].public, 'PUBLIC');
   t.deepEqual(await names(`select p.proname as name from pg_proc p where p.pronamespace = 'graphile_worker'::regnamespace
-    and has_function_privilege('svc_owner', p.oid, 'EXECUTE')`), ['add_job', 'add_jobs']);
+    and has_function_privilege('svc_owner', p.oid, 'EXECUTE')`), ['add_job', 'add_jobs', 'force_unlock_workers']);
+  // force_unlock_workers: a live worker frees the jobs of a dead one (app_private.worker_processes_sweep)
 });
 
 test('svc_owner enqueues a job through app_private.add_job, and no request role may call add_job', async (t) => {
