@@ -9,6 +9,7 @@ import { FixtureError } from '../../src/admin/fixture.ts';
 import { AREAS } from '../../src/areas.ts';
 import { demoFixture } from '../../src/seed/demo.ts';
 import { automation, ALWAYS } from './authoring-helpers.ts';
+import { withOwnIdentifiers } from '../helpers/fixtures.ts';
 
 let db: TestDatabase;
 test.before(async () => { db = await createTestDatabase(); });
@@ -19,7 +20,8 @@ const base = (more: Record<string, unknown>) => ({
   locations: [{ ref: 'main', name: 'Main' }],
   ...more,
 });
-const apply = (json: unknown) => adminApply(db.owner, json, AREAS);
+// each case is a new organization: its domain and number are its own
+const apply = (json: unknown) => adminApply(db.owner, withOwnIdentifiers(json), AREAS);
 const organizations = async () => (await db.owner.query('select count(*)::int as n from app_public.organizations')).rows[0].n;
 
 test.serial('svc admin apply: send schedules and sequences with their ids in the output', async (t) => {
