@@ -23,10 +23,14 @@ const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 let db: TestDatabase;
 let a: Applied;
 let b: Applied;
+let fb: ReturnType<typeof acmeFixture>;
 test.before(async () => {
   db = await createTestDatabase();
-  a = await adminApply(db.owner, acmeFixture('Workers A'), AREAS);
-  b = await adminApply(db.owner, acmeFixture('Workers B'), AREAS);
+  fb = acmeFixture('Workers B');
+  // this suite's own database: its first organization keeps the default domain and number the checks name
+  const fa = acmeFixture('Workers A');
+  a = await adminApply(db.owner, { ...fa, organization: { ...fa.organization, sending_email_domain: 'acme.example', default_sms_number: '+15550000000' } }, AREAS);
+  b = await adminApply(db.owner, fb, AREAS);
 });
 test.after.always(async () => { await db?.drop(); });
 
@@ -157,8 +161,8 @@ test.serial('svc admin outbox prints one JSON line per delivered message, and --
   t.is(all.code, 0, all.stderr);
   const lines = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
   t.deepEqual(lines.map((l) => l.id), [first, second]);
-  t.like(lines[0], { organization_id: b.organization_id, channel: 'email', from: 'no-reply@acme.example', to: 'ann@example.com', subject: 'First', body: 'Body of First' });
-  t.like(lines[1], { channel: 'sms', from: '+15550000000', to: '+15551230002', subject: null, body: 'Second' });
+  t.like(lines[0], { organization_id: b.organization_id, channel: 'email', from: `no-reply@${fb.organization.sending_email_domain}`, to: 'ann@example.com', subject: 'First', body: 'Body of First' });
+  t.like(lines[1], { channel: 'sms', from: fb.organization.default_sms_number, to: '+15551230002', subject: null, body: 'Second' });
 
   const since = await svc(['admin', 'outbox', '--org', b.organization_id, '--since', (at as Date).toISOString()], { databaseUrl: db.ownerUrl });
   t.is(since.code, 0, since.stderr);
